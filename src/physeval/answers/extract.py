@@ -1,0 +1,96 @@
+"""Find the final answer in a model's response.
+
+Shared by the numeric and symbolic tracks. Reasoning is never graded: ``<think>...</think>``
+spans (and an unterminated ``<think>`` up to the end) are removed first. Then the last (or
+first) ``\\boxed{...}`` / ``\\fbox{...}`` with balanced braces wins; without a box, an explicit
+final-answer line ("Final answer:", "Answer:", "答案", "最终答案"). The rule that fired is
+recorded so a surprising verdict can be traced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Extraction", "extract_final_answer", "strip_reasoning", "find_boxed"]
+
+BoxRule = Literal["last", "first"]
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
+_THINK_CLOSE_ONLY = re.compile(r"\A.*?</think>", re.DOTALL | re.IGNORECASE)
+_BOX_COMMANDS = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_FINAL_LINE = re.compile(
+    r"(?im)^[^\S\n]*(?:[*#>\-]+[^\S\n]*)*"
+    r"(?:final\s+answer|answer|最终答案|答案)[*\s]*(?:is)?[*\s]*[:：]\s*(?P<ans>.+?)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The answer text found in a response and the rule that found it.
+
+    Attributes:
+        text: The extracted answer (box content without the ``\\boxed{}`` wrapper), or
+            ``None`` when nothing was found.
+        rule: ``"boxed_last"``, ``"boxed_first"``, ``"final_line"`` or ``"none"``.
+    """
+
+    text: str | None
+    rule: str
+
+
+def strip_reasoning(response: str) -> str:
+    """Remove ``<think>`` spans; a response with only a closing tag drops what precedes it."""
+    text = _THINK_BLOCK.sub(" ", response)
+    if re.search(r"</think>", text, re.IGNORECASE):
+        text = _THINK_CLOSE_ONLY.sub(" ", text)
+    return _THINK_OPEN.sub(" ", text)
+
+
+def find_boxed(text: str) -> list[str]:
+    """Every ``\\boxed{...}``/``\\fbox{...}`` content in order, braces balanced.
+
+    An unbalanced final box (a truncated response) is skipped, not guessed at.
+    """
+    found: list[str] = []
+    pos = 0
+    while True:
+        match = _BOX_COMMANDS.search(text, pos)
+        if match is None:
+            return found
+        start = match.end()
+        depth = 1
+        i = start
+        while i < len(text) and depth:
+            ch = text[i]
+            if ch == "\\" and i + 1 < len(text):
+                i += 2
+                continue
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            i += 1
+        if depth:
+            return found
+        found.append(text[start : i - 1].strip())
+        pos = i
+
+
+def extract_final_answer(response: str, *, box: BoxRule = "last") -> Extraction:
+    """The final answer of ``response``: a box by ``box`` rule, else a final-answer line."""
+    if box not in ("last", "first"):
+        raise ValueError(f"box must be 'last' or 'first', not {box!r}")
+    text = strip_reasoning(response or "")
+    boxes = find_boxed(text)
+    if boxes:
+        return Extraction(boxes[-1] if box == "last" else boxes[0], f"boxed_{box}")
+    lines = list(_FINAL_LINE.finditer(text))
+    if lines:
+        answer = lines[-1].group("ans").strip().strip("*").strip()
+        answer = re.sub(r"^\$+|\$+$", "", answer).strip()
+        if answer:
+            return Extraction(answer, "final_line")
+    return Extraction(None, "none")

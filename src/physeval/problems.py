@@ -1,0 +1,89 @@
+"""The shared vocabulary: problems, grades and the outcomes a grader may return.
+
+Everything here is plain, immutable data. Tasks produce :class:`Problem` records,
+graders return a :class:`Grade` (or a subclass carrying track-specific fields), and the
+run store keeps ``Grade.to_dict()`` as JSON. No module here imports models, runs or I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Problem", "Grade", "Outcome"]
+
+
+class Outcome:
+    """Names of grading outcomes shared by every track (a track may add its own)."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    NO_ANSWER = "no_answer"
+    UNPARSEABLE = "unparseable"
+    AMBIGUOUS = "ambiguous"
+    DIMENSION_MISMATCH = "dimension_mismatch"
+    UNDECIDED = "undecided"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem (or one variant of a dynamic problem) as a task loaded it.
+
+    Attributes:
+        id: The dataset's problem id, always a string (``7`` and ``"7"`` are the same).
+        question: The question text shown to the model.
+        answer: The reference answer as the dataset writes it (number, LaTeX, ...).
+        variant: Variant id within a dynamic family; ``"0"`` is the original problem.
+        meta: Free-form facts for grading and breakdowns (``language``, ``domain``, ``tag``,
+            ``level``, ``unit``, ``sig_figs``, ...). Must be JSON-serialisable.
+    """
+
+    id: str
+    question: str
+    answer: str
+    variant: str = "0"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The (problem id, variant id) pair that identifies this record in a run."""
+        return (self.id, self.variant)
+
+
+@dataclass(frozen=True)
+class Grade:
+    """What a grader decided and why.
+
+    Attributes:
+        correct: The verdict used for accuracy.
+        outcome: A short machine-readable outcome name (see :class:`Outcome`).
+        reason: A human-readable explanation of the verdict.
+        score: Partial credit in [0, 1] where the track defines one (EED / 100, judge ratio);
+            ``None`` where it does not.
+        extracted: The final answer text the grader read from the response, if any.
+    """
+
+    correct: bool
+    outcome: str
+    reason: str = ""
+    score: float | None = None
+    extracted: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict of every field, including a subclass's own."""
+        return _jsonable(dataclasses.asdict(self))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
