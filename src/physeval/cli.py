@@ -1,0 +1,249 @@
+"""The ``physeval`` command line: a thin layer over :mod:`physeval.evaluate` and friends.
+
+Subcommands: run, score, tasks, export, report (and the track-specific ones each track adds).
+Every subcommand has ``--help``. Errors a user can fix (missing data, unknown task, bad
+model name) print one clear line and exit 2; nothing prints a traceback for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from rich.console import Console
+
+__all__ = ["main", "build_parser"]
+
+_console = Console(stderr=True)
+
+# Options a task may take; passed to the task only when given.
+_TASK_OPTIONS = ("variants", "compat", "strict_format", "box", "rel_tol", "judge", "judge_base_url",
+                 "judge_video", "judge_frames", "judge_mode", "aggregation", "render_timeout", "executor")
+
+
+def _add_task_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("task options (used by the tasks that understand them)")
+    g.add_argument("--data", help="dataset file or folder (tasks that need one)")
+    g.add_argument("--prompt-file", help="prompt template file with a {question} placeholder")
+    g.add_argument("--variants", type=int, help="variants per dynamic problem (bank-numeric; default 4)")
+    g.add_argument("--compat", help="reproduce an official scorer's verdicts: abench, phybench")
+    g.add_argument("--strict-format", action="store_true", default=None,
+                   help="numeric: significant figures and scientific form must also be respected")
+    g.add_argument("--box", choices=["first", "last"], help="which \\boxed{} is the final answer")
+    g.add_argument("--rel-tol", type=float, help="numeric: relative tolerance (default 0.01)")
+    g.add_argument("--judge", action="append", help="scene: judge model, e.g. openai/NAME (repeat for an ensemble)")
+    g.add_argument("--judge-base-url", help="scene: judge server URL")
+    g.add_argument("--judge-video", action="store_true", default=None, help="scene: send the video, not frames")
+    g.add_argument("--judge-frames", type=int, help="scene: frames sampled per video (default 16)")
+    g.add_argument("--judge-mode", choices=["frames", "video", "text"], help="scene: how the judge sees a sample")
+    g.add_argument("--aggregation", choices=["binary", "ratio"], help="scene: how question verdicts combine")
+    g.add_argument("--render-timeout", type=float, help="scene: wall-clock seconds per program (default 120)")
+    g.add_argument("--executor", choices=["local", "ray"], help="scene: where renders run")
+
+
+def _task_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if getattr(args, "data", None):
+        options["data"] = args.data
+    if getattr(args, "prompt_file", None):
+        options["prompt_file"] = args.prompt_file
+    for name in _TASK_OPTIONS:
+        value = getattr(args, name, None)
+        if value is not None:
+            options[name] = value
+    if getattr(args, "seed", None) is not None:
+        options["seed"] = args.seed
+    return options
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="physeval", description="Evaluate language models on physics.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a task on a model (resumable)",
+                         description="Run TASK on a model, store every sample, print and save the summary.")
+    run.add_argument("task", nargs="?", help="task name (default: bank-numeric; see `physeval tasks`)")
+    run.add_argument("--model", help="local (default, embedded SmolLM2), openai/NAME, vllm/NAME, sglang/NAME, "
+                     "ollama/NAME, llamacpp/NAME, local:PATH.gguf")
+    run.add_argument("--base-url", help="OpenAI-compatible server URL (default: OPENAI_BASE_URL or the provider's)")
+    run.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
+    run.add_argument("--limit", type=int, help="only the first N problems (all their variants)")
+    run.add_argument("--samples", type=int, help="K samples per problem variant (default 1)")
+    run.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
+    run.add_argument("--top-p", type=float, help="nucleus sampling (default 1)")
+    run.add_argument("--max-tokens", type=int, help="max new tokens per answer (default: server's; local: 512)")
+    run.add_argument("--seed", type=int, help="base seed: sample s is requested with seed+s; also the variation seed")
+    run.add_argument("--max-connections", type=int, help="requests in flight at once (default 16)")
+    run.add_argument("--timeout", type=float, help="seconds per request (default 600)")
+    run.add_argument("--max-attempts", type=int, help="tries per request on transient errors (default 5)")
+    run.add_argument("--out", help="run directory (default runs/<UTC time>_<task>_<model>); resumed if it exists")
+    run.add_argument("--resume", metavar="DIR", help="resume the run in DIR with its stored settings")
+    run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
+    run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_task_options(run)
+    run.set_defaults(func=_cmd_run)
+
+    score = sub.add_parser("score", help="grade existing responses (no model)",
+                           description="Grade a JSONL of responses: one {id, variant?, sample?, response} a line.")
+    score.add_argument("task")
+    score.add_argument("--responses", required=True, help="JSONL file of responses")
+    score.add_argument("--out", help="run directory for the graded rows and summary.json")
+    _add_task_options(score)
+    score.set_defaults(func=_cmd_score, seed=None)
+
+    tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks.")
+    tasks.set_defaults(func=_cmd_tasks)
+
+    export = sub.add_parser("export", help="export a run's samples", description="Export every sample of a run.")
+    export.add_argument("run_dir")
+    export.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
+    export.add_argument("--output", help="output file (default RUN_DIR/samples.FORMAT)")
+    export.set_defaults(func=_cmd_export)
+
+    report = sub.add_parser("report", help="print a run's summary", description="Print the summary table of a run.")
+    report.add_argument("run_dir")
+    report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
+    report.set_defaults(func=_cmd_report)
+
+    for extend in _EXTENSIONS:
+        extend(sub)
+    return parser
+
+
+# Track modules add subcommands here (vary, audit, sandbox, agreement, stats, ...).
+_EXTENSIONS: list[Callable[[Any], None]] = []
+
+
+def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any], dict[str, Any]]:
+    """Merge explicit flags over a resumed run's stored invocation over defaults."""
+    from physeval.evaluate import DEFAULT_MODEL, DEFAULT_TASK
+    from physeval.store import RunStore
+
+    stored: dict[str, Any] = {}
+    run_dir = Path(args.resume or args.out) if (args.resume or args.out) else None
+    if args.resume:
+        if not RunStore.exists(args.resume):
+            raise _UserError(f"--resume {args.resume}: no physeval run there")
+        with RunStore(args.resume) as store:
+            stored = store.get_meta("invocation", {}) or {}
+    explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
+    merged = {**stored, **{k: v for k, v in explicit.items() if v is not False}}
+    task = merged.get("task") or DEFAULT_TASK
+    model = merged.get("model") or DEFAULT_MODEL
+    return task, model, run_dir, merged, stored
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from physeval.evaluate import default_run_dir, evaluate
+    from physeval.report.summary import print_summary
+    from physeval.runner import RunConfig
+    from physeval.store import RunStore
+
+    task, model, run_dir, merged, stored = _resolve_run(args)
+    ns = argparse.Namespace(**{**vars(args), **merged})
+    config = RunConfig(
+        samples=ns.samples or 1, temperature=ns.temperature if ns.temperature is not None else 0.0,
+        top_p=ns.top_p if ns.top_p is not None else 1.0, max_tokens=ns.max_tokens, seed=ns.seed,
+        max_connections=ns.max_connections or 16, limit=ns.limit, use_cache=not ns.no_cache,
+        retry_errors=bool(ns.retry_errors),
+    )
+    run_dir = run_dir or default_run_dir(task, model)
+    invocation = {k: v for k, v in merged.items() if k not in ("resume", "out", "no_progress", "retry_errors")}
+    invocation.update(task=task, model=model)
+    with RunStore(run_dir) as store:
+        store.set_meta("invocation", invocation)
+    _console.print(f"[bold]physeval[/] run [cyan]{task}[/] on [cyan]{model}[/] -> {run_dir}")
+    try:
+        summary, result = evaluate(task, model, run_dir=run_dir, config=config, base_url=ns.base_url,
+                                   api_key=ns.api_key, request_timeout=ns.timeout or 600.0,
+                                   max_attempts=ns.max_attempts or 5, task_options=_task_options(ns),
+                                   show_progress=not ns.no_progress and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "
+                       f"`physeval run --resume {run_dir}`")
+        return 130
+    print_summary(summary, Console())
+    _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
+                   f"from before; summary: {run_dir / 'summary.json'}")
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from physeval.evaluate import score_responses
+    from physeval.report.summary import print_summary
+
+    options = _task_options(args)
+    summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
+    for message in report.bad_lines[:20]:
+        _console.print(f"[yellow]skipped[/] {message}")
+    if report.unknown_ids:
+        _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {args.task}[/]: "
+                       f"{', '.join(report.unknown_ids[:10])}{' ...' if len(report.unknown_ids) > 10 else ''}")
+    if report.missing:
+        _console.print(f"[yellow]{len(report.missing)} variants of answered problems have no response "
+                       "(they are left out of the metrics)[/]")
+    print_summary(summary, Console())
+    return 0
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from physeval.tasks.registry import task_classes
+
+    table = Table(title="physeval tasks")
+    for column in ("task", "track", "dynamic", "description"):
+        table.add_column(column)
+    for name, cls in task_classes().items():
+        table.add_row(name, cls.track, "yes" if cls.dynamic else "", cls.description)
+    Console().print(table)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from physeval.store import RunStore
+
+    if not RunStore.exists(args.run_dir):
+        raise _UserError(f"{args.run_dir}: no physeval run there")
+    output = Path(args.output) if args.output else Path(args.run_dir) / f"samples.{args.format}"
+    with RunStore(args.run_dir) as store:
+        store.export(output, args.format)
+    print(output)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from physeval.report.summary import print_summary, read_summary
+
+    print_summary(read_summary(args.run_dir), Console(), breakdowns=not args.no_breakdowns)
+    return 0
+
+
+class _UserError(Exception):
+    """An error the user can fix; printed as one line."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``physeval`` console script."""
+    from physeval.models.base import ModelError
+    from physeval.tasks.base import TaskError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except (_UserError, TaskError, ModelError, FileNotFoundError, ValueError) as exc:
+        _console.print(f"[red]error:[/] {exc}")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The one model protocol every backend implements, and the Completion it returns.
+
+A model takes chat messages and sampling parameters and returns ``n`` completions. It
+knows nothing of physics or runs. Reasoning (a ``reasoning_content`` field or
+``<think>...</think>`` spans) is kept apart from the answer text and never graded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["Completion", "Model", "ModelError", "split_reasoning"]
+
+Message = dict[str, Any]
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One sampled answer.
+
+    Attributes:
+        text: The answer text with reasoning removed; this is what graders read.
+        reasoning: Reasoning kept apart (a server's ``reasoning_content`` and/or ``<think>``
+            spans), or ``None``.
+        finish_reason: ``stop``, ``length``, ... as the server reported it.
+        usage: Token counts (``prompt_tokens``, ``completion_tokens``) when known.
+        latency_s: Seconds from request to response, for the request that produced it.
+        raw_text: The text exactly as returned, before ``<think>`` spans were removed.
+        attempts: How many requests it took (retries of transient failures included).
+    """
+
+    text: str
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
+    raw_text: str | None = None
+    attempts: int = 1
+
+
+class ModelError(Exception):
+    """A request that failed for good (after retries), with a short ``kind`` for the record.
+
+    Kinds: ``rate_limit``, ``server_error``, ``timeout``, ``connection``, ``bad_response``,
+    ``bad_request``, ``auth``, ``local_model``.
+    """
+
+    def __init__(self, kind: str, message: str, *, attempts: int = 1, retryable: bool = False):
+        super().__init__(message)
+        self.kind = kind
+        self.attempts = attempts
+        self.retryable = retryable
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What the runner and the judges need from a model backend."""
+
+    name: str
+
+    @property
+    def cache_identity(self) -> str:
+        """A string that identifies this model and endpoint for the response cache."""
+        ...
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+    ) -> list[Completion]:
+        """Sample ``n`` completions for ``messages``; raise :class:`ModelError` on failure."""
+        ...
+
+
+def split_reasoning(text: str | None, reasoning: str | None = None) -> tuple[str, str | None]:
+    """Separate ``<think>`` spans (and an unterminated trailing one) from the answer text.
+
+    Returns ``(answer_text, reasoning_text_or_None)``; a separate ``reasoning`` field from the
+    server comes first in the joined reasoning.
+    """
+    text = text or ""
+    parts = [reasoning] if reasoning else []
+    parts += [m.strip() for m in _THINK.findall(text)]
+    answer = _THINK.sub("", text)
+    lower = answer.lower()
+    if "</think>" in lower:  # reasoning with only a closing tag (the template opened it)
+        cut = lower.rindex("</think>")
+        parts.append(answer[:cut].strip())
+        answer = answer[cut + len("</think>") :]
+    elif "<think>" in lower:  # truncated inside the reasoning
+        cut = lower.index("<think>")
+        parts.append(answer[cut + len("<think>") :].strip())
+        answer = answer[:cut]
+    joined = "\n\n".join(p for p in parts if p)
+    return answer.strip(), (joined or None)

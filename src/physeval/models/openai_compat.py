@@ -1,0 +1,176 @@
+"""Any OpenAI-compatible chat server: vLLM, SGLang, llama.cpp, Ollama, OpenAI, hosted APIs.
+
+One async client with a ``base_url`` covers them all. Retries are ours, not the SDK's, so
+each sample records how many attempts it took: bounded exponential backoff with full jitter
+on 429, 5xx, timeouts, dropped connections and unreadable replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from typing import Any
+
+import openai
+
+from physeval.models.base import Completion, Message, ModelError, split_reasoning
+
+__all__ = ["OpenAICompatibleModel", "RetryPolicy", "DEFAULT_BASE_URLS"]
+
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "vllm": "http://127.0.0.1:8000/v1",
+    "sglang": "http://127.0.0.1:30000/v1",
+    "ollama": "http://127.0.0.1:11434/v1",
+    "llamacpp": "http://127.0.0.1:8080/v1",
+}
+
+
+class RetryPolicy:
+    """Bounded exponential backoff with full jitter: attempt k waits U(0, min(cap, base*2^k))."""
+
+    def __init__(self, max_attempts: int = 5, base_s: float = 0.5, cap_s: float = 30.0):
+        self.max_attempts = max(1, max_attempts)
+        self.base_s = base_s
+        self.cap_s = cap_s
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before retrying after failed ``attempt`` (1-based)."""
+        return rng.uniform(0, min(self.cap_s, self.base_s * 2 ** (attempt - 1)))
+
+
+class OpenAICompatibleModel:
+    """A chat model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
+
+    Args:
+        name: The model name the server knows (``Qwen/Qwen3-8B``, ``gpt-4o-mini``).
+        base_url: Server URL ending in ``/v1``; defaults to ``OPENAI_BASE_URL``, then the
+            OpenAI API.
+        api_key: Defaults to ``OPENAI_API_KEY``; local servers accept any value.
+        timeout: Per-request timeout in seconds.
+        retry: Backoff policy for transient failures.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 600.0,
+        retry: RetryPolicy | None = None,
+        max_retries: int | None = None,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        self.retry = retry or RetryPolicy(max_attempts=(max_retries + 1) if max_retries is not None else 5)
+        self.timeout = timeout
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self._client: openai.AsyncOpenAI | None = None
+        self._rng = random.Random()
+
+    @property
+    def cache_identity(self) -> str:
+        """Model name and endpoint: the same name on another server is another model."""
+        return f"openai-compatible|{self.name}|{self.base_url.rstrip('/')}"
+
+    def _get_client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+    ) -> list[Completion]:
+        """Request ``n`` completions, retrying transient failures; raise ModelError when out of tries."""
+        params: dict[str, Any] = {"model": self.name, "messages": messages, "n": n,
+                                  "temperature": temperature, "top_p": top_p}
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
+        if seed is not None:
+            params["seed"] = seed
+        if stop:
+            params["stop"] = stop
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                response = await self._get_client().chat.completions.create(**params)
+                return _to_completions(response, time.perf_counter() - started, attempt)
+            except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
+                error = _classify(exc)
+                error.attempts = attempt
+                if not error.retryable or attempt >= self.retry.max_attempts:
+                    raise error from exc
+                await asyncio.sleep(self.retry.delay(attempt, self._rng))
+
+
+def _to_completions(response: Any, latency_s: float, attempts: int) -> list[Completion]:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise ModelError("bad_response", "the server's reply has no choices", retryable=True)
+    usage_obj = getattr(response, "usage", None)
+    usage = {}
+    if usage_obj is not None:
+        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            value = getattr(usage_obj, key, None)
+            if isinstance(value, int):
+                usage[key] = value
+    completions = []
+    for choice in choices:
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise ModelError("bad_response", "a choice has no message", retryable=True)
+        raw = message.content if isinstance(message.content, str) else ""
+        field_reasoning = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None)
+        if not isinstance(field_reasoning, str):
+            field_reasoning = None
+        text, reasoning = split_reasoning(raw, field_reasoning)
+        completions.append(Completion(text=text, reasoning=reasoning, finish_reason=choice.finish_reason,
+                                      usage=usage, latency_s=latency_s, raw_text=raw,
+                                      attempts=attempts))
+    return completions
+
+
+def _classify(exc: Exception) -> ModelError:
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.RateLimitError):
+        return ModelError("rate_limit", f"429 from server: {_short(exc)}", retryable=True)
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelError("timeout", "request timed out", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return ModelError("connection", f"connection failed: {_short(exc)}", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status >= 500 or status in (408, 409):
+            return ModelError("server_error", f"HTTP {status}: {_short(exc)}", retryable=True)
+        if status in (401, 403):
+            return ModelError("auth", f"HTTP {status}: {_short(exc)}")
+        return ModelError("bad_request", f"HTTP {status}: {_short(exc)}")
+    if isinstance(exc, (openai.APIResponseValidationError, ValueError, TypeError, KeyError, AttributeError)):
+        return ModelError("bad_response", f"unreadable reply: {_short(exc)}", retryable=True)
+    return ModelError("bad_response", f"{type(exc).__name__}: {_short(exc)}", retryable=True)
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = str(exc).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,194 @@
+"""Async orchestration: problems x variants x samples -> prompt -> generate -> grade -> store.
+
+The runner knows no benchmark. It plans one work item per (problem, variant, sample),
+skips those the run store already holds (resume), and runs the rest through a fixed pool
+of workers, so concurrency is bounded by ``max_connections`` and memory by the pool, not by
+the size of the benchmark. Every outcome, including a request that failed for good or a
+grader that crashed, becomes a row; a killed run loses only the requests in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from physeval.cache import ResponseCache, cache_key
+from physeval.models.base import Completion, Model, ModelError
+from physeval.problems import Grade, Problem
+from physeval.progress import RunProgress
+from physeval.store import RunStore, SampleRow
+from physeval.tasks.base import GradeContext, Task
+
+__all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Sampling and orchestration settings of a run (all recorded in ``summary.json``).
+
+    Attributes:
+        samples: K samples per problem variant (for avg@K, pass@K, maj@K).
+        temperature, top_p, max_tokens, stop: Sampling parameters sent to the model.
+        seed: Base seed; sample ``s`` is requested with ``seed + s`` (None: no seed sent).
+        max_connections: Requests in flight at once.
+        limit: Keep only the first N problems (all their variants).
+        use_cache: Read and write the response cache.
+        retry_errors: On resume, retry rows that ended in an error instead of keeping them.
+    """
+
+    samples: int = 1
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int | None = None
+    stop: tuple[str, ...] | None = None
+    seed: int | None = None
+    max_connections: int = 16
+    limit: int | None = None
+    use_cache: bool = True
+    retry_errors: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings."""
+        data = asdict(self)
+        data["stop"] = list(self.stop) if self.stop else None
+        return data
+
+
+@dataclass
+class RunResult:
+    """What a run did: planned items, rows written now, rows kept from before, errors."""
+
+    run_dir: Path
+    planned: int
+    completed_now: int = 0
+    skipped: int = 0
+    errors_now: int = 0
+    interrupted: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+
+def select_problems(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
+    """The first ``limit`` distinct problem ids, keeping every variant of each."""
+    if limit is None:
+        return list(problems)
+    kept: set[str] = set()
+    out = []
+    for p in problems:
+        if p.id not in kept and len(kept) >= limit:
+            continue
+        kept.add(p.id)
+        out.append(p)
+    return out
+
+
+def plan_keys(problems: Sequence[Problem], samples: int) -> list[tuple[Problem, int]]:
+    """Every (problem variant, sample index) work item, in a stable order."""
+    return [(p, s) for p in problems for s in range(samples)]
+
+
+async def run_task(
+    task: Task,
+    model: Model,
+    run_dir: str | Path,
+    config: RunConfig,
+    *,
+    problems: Sequence[Problem] | None = None,
+    cache: ResponseCache | None = None,
+    show_progress: bool = True,
+) -> RunResult:
+    """Run ``task`` on ``model`` into ``run_dir``, resuming whatever the store already holds."""
+    run_dir = Path(run_dir)
+    chosen = select_problems(problems if problems is not None else task.load(), config.limit)
+    items = plan_keys(chosen, config.samples)
+    store = RunStore(run_dir)
+    store.set_meta("task", task.name)
+    store.set_meta("planned", {"problems": len({p.id for p in chosen}), "samples": len(items)})
+    done = store.keys() if not config.retry_errors else store.keys(status="answered")
+    todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in done]
+    result = RunResult(run_dir=run_dir, planned=len(items), skipped=len(items) - len(todo), problems=chosen)
+    if config.use_cache and cache is None:
+        cache = ResponseCache()
+    elif not config.use_cache:
+        cache = None
+    progress = RunProgress(total=len(items), already=result.skipped, label=task.name, enabled=show_progress)
+    queue: asyncio.Queue[tuple[Problem, int]] = asyncio.Queue()
+    for item in todo:
+        queue.put_nowait(item)
+
+    async def worker() -> None:
+        while True:
+            try:
+                problem, sample = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            row = await _run_one(task, model, problem, sample, config, cache, run_dir)
+            store.append(row)
+            result.completed_now += 1
+            result.errors_now += row.status == "error"
+            progress.advance(correct=row.correct, error=row.status == "error")
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.max_connections, len(todo))))]
+    try:
+        with progress:
+            await asyncio.gather(*workers)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        result.interrupted = True
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        raise
+    finally:
+        store.close()
+        if cache is not None and config.use_cache:
+            cache.close()
+    return result
+
+
+async def _run_one(task: Task, model: Model, problem: Problem, sample: int, config: RunConfig,
+                   cache: ResponseCache | None, run_dir: Path) -> SampleRow:
+    messages = task.prompt(problem)
+    row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample, status="answered",
+                    messages=messages, problem_meta=dict(problem.meta))
+    params = {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens,
+              "seed": None if config.seed is None else config.seed + sample,
+              "stop": list(config.stop) if config.stop else None}
+    key = cache_key(model.cache_identity, messages, params, sample) if cache is not None else ""
+    completion: Completion | None = cache.get(key) if cache is not None else None
+    if completion is not None:
+        row.cached = True
+    else:
+        try:
+            completion = (await model.generate(messages, n=1, **params))[0]
+            row.attempts = completion.attempts
+        except ModelError as exc:
+            row.status, row.error_kind, row.error_message, row.attempts = "error", exc.kind, str(exc), exc.attempts
+            return row
+        except Exception as exc:  # noqa: BLE001 - a backend bug must not end the run
+            row.status, row.error_kind, row.attempts = "error", "internal", 1
+            row.error_message = f"{type(exc).__name__}: {exc}"
+            return row
+        if cache is not None:
+            cache.put(key, completion)
+    row.completion, row.reasoning = completion.text, completion.reasoning
+    row.finish_reason, row.usage, row.latency_s = completion.finish_reason, completion.usage, completion.latency_s
+    await grade_into_row(row, task, problem, completion.text, GradeContext(run_dir=run_dir, sample=sample))
+    return row
+
+
+async def grade_into_row(row: SampleRow, task: Task, problem: Problem, response: str, context: GradeContext) -> None:
+    """Grade ``response`` and put the verdict in ``row``; a crashing grader becomes an explained row."""
+    started = time.perf_counter()
+    try:
+        grade: Grade = await task.agrade(problem, response, context)
+    except Exception as exc:  # noqa: BLE001 - graders should not raise; if one does, say so
+        row.correct, row.outcome, row.error_kind = False, "error", "grader"
+        row.error_message = f"grader crashed: {type(exc).__name__}: {exc}"
+        row.grade = {"correct": False, "outcome": "error", "reason": traceback.format_exc(limit=3)}
+        return
+    row.grade = grade.to_dict()
+    row.grade["grading_s"] = round(time.perf_counter() - started, 6)
+    row.correct, row.score, row.outcome = bool(grade.correct), grade.score, grade.outcome

@@ -1,0 +1,209 @@
+"""The run store: one SQLite database (WAL) per run directory, one row per sample.
+
+A row is keyed by (problem id, variant id, sample index) and written in its own
+transaction the moment its outcome is known, so a run killed at any point keeps every
+finished row and a resumed run skips exactly those. Exports (JSONL, Parquet) are sorted by
+key, so they do not depend on the order in which requests finished.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+__all__ = ["RunStore", "SampleRow", "DB_NAME"]
+
+DB_NAME = "samples.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS samples (
+    problem_id    TEXT NOT NULL,
+    variant       TEXT NOT NULL,
+    sample        INTEGER NOT NULL,
+    status        TEXT NOT NULL,          -- 'answered' or 'error'
+    messages      TEXT NOT NULL,          -- JSON chat messages sent
+    completion    TEXT,                   -- answer text (reasoning removed)
+    reasoning     TEXT,
+    finish_reason TEXT,
+    usage         TEXT,                   -- JSON token counts
+    latency_s     REAL,
+    correct       INTEGER,                -- 0/1, NULL when the sample errored
+    score         REAL,
+    outcome       TEXT,
+    grade         TEXT,                   -- JSON of every grade field
+    error_kind    TEXT,
+    error_message TEXT,
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    cached        INTEGER NOT NULL DEFAULT 0,
+    problem_meta  TEXT,                   -- JSON of the problem's meta, for breakdowns
+    created_at    TEXT NOT NULL,
+    PRIMARY KEY (problem_id, variant, sample)
+);
+"""
+
+_COLUMNS = ("problem_id", "variant", "sample", "status", "messages", "completion", "reasoning",
+            "finish_reason", "usage", "latency_s", "correct", "score", "outcome", "grade", "error_kind",
+            "error_message", "attempts", "cached", "problem_meta", "created_at")
+_JSON_COLUMNS = {"messages", "usage", "grade", "problem_meta"}
+
+
+@dataclass
+class SampleRow:
+    """One sample's full record. ``status`` is ``answered`` or ``error``."""
+
+    problem_id: str
+    variant: str
+    sample: int
+    status: str
+    messages: list[dict[str, Any]]
+    completion: str | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float | None = None
+    correct: bool | None = None
+    score: float | None = None
+    outcome: str | None = None
+    grade: dict[str, Any] = field(default_factory=dict)
+    error_kind: str | None = None
+    error_message: str | None = None
+    attempts: int = 0
+    cached: bool = False
+    problem_meta: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """(problem id, variant id, sample index)."""
+        return (self.problem_id, self.variant, self.sample)
+
+
+class RunStore:
+    """A run directory's SQLite database. Safe to use from one process, several threads."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.run_dir / DB_NAME
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    @staticmethod
+    def exists(run_dir: str | Path) -> bool:
+        """Whether ``run_dir`` already holds a run database."""
+        return (Path(run_dir) / DB_NAME).is_file()
+
+    def close(self) -> None:
+        """Checkpoint the WAL and close."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- metadata -----------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value under ``key`` (task name, model, config, ...)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        """The JSON value stored under ``key``, or ``default``."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- samples --------------------------------------------------------------------------
+    def append(self, row: SampleRow) -> None:
+        """Write one sample atomically (replacing an earlier row with the same key)."""
+        if not row.created_at:
+            row.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        values = []
+        for name in _COLUMNS:
+            value = getattr(row, name)
+            if name in _JSON_COLUMNS:
+                value = json.dumps(value, ensure_ascii=False)
+            elif name in ("correct", "cached") and value is not None:
+                value = int(value)
+            values.append(value)
+        sql = f"INSERT OR REPLACE INTO samples({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+        with self._lock:
+            self._db.execute(sql, values)
+
+    def keys(self, *, status: str | None = None) -> set[tuple[str, str, int]]:
+        """Keys of stored rows, optionally only those with ``status``."""
+        sql = "SELECT problem_id, variant, sample FROM samples"
+        args: tuple[Any, ...] = ()
+        if status:
+            sql += " WHERE status = ?"
+            args = (status,)
+        with self._lock:
+            return {(p, v, int(s)) for p, v, s in self._db.execute(sql, args)}
+
+    def rows(self) -> list[SampleRow]:
+        """Every row, sorted by key (numeric ids in numeric order)."""
+        return sorted(self.iter_rows(), key=lambda r: (_natural(r.problem_id), _natural(r.variant), r.sample))
+
+    def iter_rows(self) -> Iterator[SampleRow]:
+        """Every row in storage order."""
+        with self._lock:
+            fetched = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM samples").fetchall()
+        for values in fetched:
+            data = dict(zip(_COLUMNS, values))
+            for name in _JSON_COLUMNS:
+                data[name] = json.loads(data[name]) if data[name] is not None else ({} if name != "messages" else [])
+            if data["correct"] is not None:
+                data["correct"] = bool(data["correct"])
+            data["cached"] = bool(data["cached"])
+            yield SampleRow(**data)
+
+    def count(self) -> int:
+        """Number of stored rows."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+
+    # -- exports --------------------------------------------------------------------------
+    def export(self, path: str | Path, fmt: str = "jsonl") -> Path:
+        """Write every row, sorted by key, as JSONL or Parquet (one column per field)."""
+        path = Path(path)
+        records = [_flat(row) for row in self.rows()]
+        if fmt == "jsonl":
+            with path.open("w", encoding="utf-8") as fh:
+                for record in records:
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        elif fmt == "parquet":
+            try:
+                import pyarrow as pa
+                import pyarrow.parquet as pq
+            except ImportError as exc:
+                raise RuntimeError("Parquet export needs pyarrow: pip install 'physeval[parquet]'") from exc
+            table = pa.Table.from_pylist([_parquet_safe(r) for r in records])
+            pq.write_table(table, path)
+        else:
+            raise ValueError(f"unknown export format {fmt!r}: use jsonl or parquet")
+        return path
+
+
+def _flat(row: SampleRow) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in _COLUMNS}
+
+
+def _parquet_safe(record: dict[str, Any]) -> dict[str, Any]:
+    # Nested JSON with varying shapes becomes a JSON string column, which pandas reads as text.
+    return {k: (json.dumps(v, ensure_ascii=False) if k in _JSON_COLUMNS else v) for k, v in record.items()}
+
+
+def _natural(text: str) -> tuple[int, int | str]:
+    return (0, int(text)) if text.lstrip("-").isdigit() else (1, text)

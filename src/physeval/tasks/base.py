@@ -1,0 +1,99 @@
+"""What a benchmark is to the runner: load problems, prompt, grade, summarise.
+
+A Task knows one benchmark's data, prompt and grader; it knows nothing of models or runs.
+The runner calls :meth:`Task.agrade` so a track whose grading does I/O (scenes render and
+ask a judge) can be async; every other track implements the pure :meth:`Task.grade`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
+
+from physeval.metrics import Metric, SampleOutcome, accuracy_metrics, breakdown_metrics, majority_metrics
+from physeval.problems import Grade, Problem
+
+__all__ = ["Task", "GradeContext", "TaskError", "read_prompt_file"]
+
+Message = dict[str, Any]
+
+
+class TaskError(Exception):
+    """A task cannot load (missing files, bad options); the message says what to do."""
+
+
+@dataclass
+class GradeContext:
+    """What an I/O-bound grader may use: where to keep artefacts, and the sample's identity."""
+
+    run_dir: Path | None = None
+    sample: int = 0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+def read_prompt_file(path: str | Path | None) -> str | None:
+    """The text of a ``--prompt-file`` (must contain ``{question}``), or ``None``."""
+    if path is None:
+        return None
+    text = Path(path).read_text(encoding="utf-8")
+    if "{question}" not in text:
+        raise TaskError(f"prompt file {path} has no {{question}} placeholder")
+    return text
+
+
+class Task:
+    """Base class for benchmarks. Subclasses set the class attributes and override
+    :meth:`load` and :meth:`grade`; most keep the default prompt and metrics.
+
+    Class attributes:
+        name: Registry name used on the command line.
+        description: One line for ``physeval tasks``.
+        track: ``numeric``, ``symbolic`` or ``scene``.
+        dynamic: Whether problems come in variant families (adds dynamic metrics).
+        breakdowns: Problem meta fields to break metrics down by (``language``, ``tag``, ...).
+        default_prompt: Template with a ``{question}`` placeholder.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    track: ClassVar[str] = ""
+    dynamic: ClassVar[bool] = False
+    breakdowns: ClassVar[tuple[str, ...]] = ()
+    default_prompt: ClassVar[str] = "{question}"
+
+    def __init__(self, *, data: str | Path | None = None, prompt_file: str | Path | None = None,
+                 **options: Any) -> None:
+        self.data = Path(data) if data else None
+        self.prompt_template = read_prompt_file(prompt_file) or self.default_prompt
+        self.options = options
+
+    # -- the flow -------------------------------------------------------------------------
+    def load(self) -> list[Problem]:
+        """Every problem (and variant) of the benchmark, in a stable order."""
+        raise NotImplementedError
+
+    def prompt(self, problem: Problem) -> list[Message]:
+        """Chat messages for ``problem``."""
+        return [{"role": "user", "content": self.prompt_template.replace("{question}", problem.question)}]
+
+    def grade(self, problem: Problem, response: str) -> Grade:
+        """Grade one response (pure, synchronous)."""
+        raise NotImplementedError
+
+    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> Grade:
+        """Grade off the event loop; tracks with I/O in grading override this."""
+        return await asyncio.to_thread(self.grade, problem, response)
+
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+        """Headline metrics, then breakdowns by each of :attr:`breakdowns`."""
+        metrics = accuracy_metrics(outcomes)
+        metrics.update(majority_metrics(outcomes))
+        for key in self.breakdowns:
+            metrics.update(breakdown_metrics(outcomes, key))
+        return metrics
+
+    def config(self) -> dict[str, Any]:
+        """The options that define this task's results, for ``summary.json``."""
+        return {"data": str(self.data) if self.data else None, "prompt": self.prompt_template, **self.options}

@@ -1,0 +1,79 @@
+"""A run killed with SIGKILL at several points resumes to exactly the uninterrupted result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fixture_tasks import ArithmeticTask, arithmetic_reply
+
+from physeval.evaluate import summarize_run
+from physeval.store import RunStore
+from physeval.testing import Reply, ScriptedServer
+
+_CHILD = """
+import asyncio, sys
+sys.path.insert(0, {tests!r})
+from fixture_tasks import ArithmeticTask
+from physeval.models import OpenAICompatibleModel, RetryPolicy
+from physeval.runner import RunConfig, run_task
+model = OpenAICompatibleModel("m", {url!r}, retry=RetryPolicy(3, 0.01, 0.05))
+asyncio.run(run_task(ArithmeticTask(n=40, variants=2), model, {run_dir!r},
+                     RunConfig(samples=2, max_connections=4), show_progress=False))
+"""
+
+
+def _rows_in_db(run_dir: Path) -> int:
+    db = run_dir / "samples.sqlite"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _child(server: ScriptedServer, run_dir: Path) -> subprocess.Popen[bytes]:
+    code = _CHILD.format(tests=str(Path(__file__).parent), url=server.base_url, run_dir=str(run_dir))
+    return subprocess.Popen([sys.executable, "-c", code], env={**os.environ})
+
+
+def _metrics(run_dir: Path) -> tuple[list[tuple], dict]:
+    rows = RunStore(run_dir).rows()
+    keyed = [(r.key, r.status, r.correct, r.completion) for r in rows]
+    summary = summarize_run(ArithmeticTask(n=40, variants=2), run_dir, model="m", config={})
+    return keyed, summary["metrics"]
+
+
+def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
+    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.01)  # noqa: E731
+    with ScriptedServer(slow) as server:
+        reference = tmp_path / "uninterrupted"
+        assert _child(server, reference).wait(timeout=120) == 0
+
+        killed = tmp_path / "killed"
+        kills = []
+        for threshold in (5, 47, 101):
+            child = _child(server, killed)
+            deadline = time.monotonic() + 60
+            while _rows_in_db(killed) < threshold and child.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.005)
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+            kills.append(_rows_in_db(killed))
+        assert kills[0] < kills[1] < kills[2] < 160, kills  # each kill landed mid-run
+        assert _child(server, killed).wait(timeout=120) == 0
+
+    reference_rows, reference_metrics = _metrics(reference)
+    resumed_rows, resumed_metrics = _metrics(killed)
+    assert len(resumed_rows) == 40 * 2 * 2
+    assert resumed_rows == reference_rows
+    assert json.dumps(resumed_metrics, sort_keys=True) == json.dumps(reference_metrics, sort_keys=True)
+    assert resumed_metrics["dynamic_accuracy"]["value"] == reference_metrics["dynamic_accuracy"]["value"]
