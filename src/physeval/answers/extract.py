@@ -22,9 +22,11 @@ _THINK_OPEN = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _THINK_CLOSE_ONLY = re.compile(r"\A.*?</think>", re.DOTALL | re.IGNORECASE)
 _BOX_COMMANDS = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _FINAL_LINE = re.compile(
-    r"(?im)^[^\S\n]*(?:[*#>\-]+[^\S\n]*)*"
-    r"(?:final\s+answer|answer|最终答案|答案)[*\s]*(?:is)?[*\s]*[:：]\s*(?P<ans>.+?)\s*$"
+    r"(?im)^[^\S\n]*(?:[*#>\-]+[^\S\n]*)*(?:the[^\S\n]+)?"
+    r"(?P<head>final[^\S\n]+answer|answer|最终答案|答案)(?:[^\S\n]*\*+)?[^\S\n]*"
+    r"(?P<verb>is\b|为|是)?[^\S\n]*(?:\*+[^\S\n]*)?(?P<colon>[:：])?(?P<ans>[^\n]*)$"
 )
+_MATH_DELIMS = re.compile(r"\$+|\\\(|\\\)|\\\[|\\\]")
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,25 @@ def find_boxed(text: str) -> list[str]:
         pos = i
 
 
+def _clean_line(line: str) -> str:
+    answer = line.strip().strip("*").strip()
+    answer = _MATH_DELIMS.sub(" ", answer)
+    answer = re.sub(r"\s+", " ", answer).strip().strip("*").strip()
+    return re.sub(r"[.。;；]+$", "", answer).strip()
+
+
+def _next_block(text: str, pos: int) -> str:
+    """The first non-empty line(s) after ``pos``; a ``$$``/``\\[`` block is taken whole."""
+    rest = text[pos:].lstrip("\n")
+    block = re.match(r"\s*(\$\$.*?\$\$|\\\[.*?\\\])", rest, re.DOTALL)
+    if block:
+        return block.group(1).replace("\n", " ")
+    for line in rest.split("\n"):
+        if line.strip():
+            return line
+    return ""
+
+
 def extract_final_answer(response: str, *, box: BoxRule = "last") -> Extraction:
     """The final answer of ``response``: a box by ``box`` rule, else a final-answer line."""
     if box not in ("last", "first"):
@@ -87,10 +108,12 @@ def extract_final_answer(response: str, *, box: BoxRule = "last") -> Extraction:
     boxes = find_boxed(text)
     if boxes:
         return Extraction(boxes[-1] if box == "last" else boxes[0], f"boxed_{box}")
-    lines = list(_FINAL_LINE.finditer(text))
-    if lines:
-        answer = lines[-1].group("ans").strip().strip("*").strip()
-        answer = re.sub(r"^\$+|\$+$", "", answer).strip()
+    for match in reversed(list(_FINAL_LINE.finditer(text))):
+        if not (match.group("verb") or match.group("colon")):
+            continue
+        answer = _clean_line(match.group("ans"))
+        if not answer:  # "Final answer:" followed by a display-math block on the next lines
+            answer = _clean_line(_next_block(text, match.end()))
         if answer:
             return Extraction(answer, "final_line")
     return Extraction(None, "none")

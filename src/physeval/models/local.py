@@ -67,10 +67,15 @@ class LocalModel:
             except ImportError as exc:
                 raise ModelError("local_model", f"llama-cpp-python is not installed; {_INSTALL_HINT}") from exc
             path = self.model_path or smollm2_gguf_path()
+            if not path.is_file():
+                raise ModelError("local_model", f"no GGUF file at {path}")
             kwargs: dict[str, Any] = {"model_path": str(path), "n_ctx": self.n_ctx, "verbose": False}
             if self.n_threads:
                 kwargs["n_threads"] = self.n_threads
-            self._llama = Llama(**kwargs)
+            try:
+                self._llama = Llama(**kwargs)
+            except Exception as exc:  # noqa: BLE001 - llama.cpp raises ValueError/RuntimeError freely
+                raise ModelError("local_model", f"llama.cpp could not load {path}: {exc}") from exc
         return self._llama
 
     def _generate_sync(self, messages: list[Message], n: int, params: dict[str, Any]) -> list[Completion]:

@@ -1,0 +1,213 @@
+"""Grade a response that should end in one physical quantity (ABench-Physics style).
+
+The default grader does the physics right: it extracts the final answer, reads it as an exact
+number with an optional unit, converts that unit into the reference's unit with pint
+(km/s and m/s, eV and J, degC and K with offsets), and accepts iff
+``|y_hat - y*| <= rel_tol * |y*|`` (a reference of exactly 0 needs an exact 0), in exact
+rational arithmetic. Whether the asked significant figures and scientific notation were
+respected is reported as information; ``strict_format=True`` makes them count.
+
+``compat="abench"`` instead reproduces the official ABench evaluator's verdicts (see
+:mod:`physeval.grading.numeric_abench_compat`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from physeval.answers.extract import extract_final_answer
+from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, ParsedQuantity, parse_quantity, sig_fig_range
+from physeval.answers.units import conversion, parse_unit, required_format
+from physeval.problems import Grade, Outcome
+
+__all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
+
+COMPAT_MODES = (None, "abench")
+
+
+@dataclass(frozen=True)
+class NumericGrade(Grade):
+    """A numeric verdict with the facts behind it.
+
+    Attributes:
+        predicted: The answer's value converted into the reference's unit (``None`` if unread).
+        reference_value: The reference's value in its unit.
+        unit_required: The unit the question asks for, as written there.
+        unit_given: The unit written in the answer, as written.
+        extraction_rule: Which extraction rule found the answer (``boxed_last``, ...).
+        sig_figs_required / sig_figs_ok: The question's significant figures and whether the
+            answer, as written, carries that many (``None`` when not asked or not decidable).
+        scientific_required / scientific_ok: Whether scientific notation was asked and used.
+        relative_error: ``|y_hat - y*| / |y*|`` (``None`` when undefined).
+        compat: The compatibility mode that produced the verdict (``None`` for physeval's own).
+    """
+
+    predicted: float | None = None
+    reference_value: float | None = None
+    unit_required: str | None = None
+    unit_given: str | None = None
+    extraction_rule: str = "none"
+    sig_figs_required: int | None = None
+    sig_figs_ok: bool | None = None
+    scientific_required: bool = False
+    scientific_ok: bool | None = None
+    relative_error: float | None = None
+    compat: str | None = None
+
+
+@lru_cache(maxsize=8192)
+def _reference(reference: str) -> ParsedQuantity:
+    return parse_quantity(reference)
+
+
+@lru_cache(maxsize=256)
+def _tolerance(rel_tol: float) -> Fraction:
+    return Fraction(repr(float(rel_tol)))
+
+
+def _within(pred: Fraction, ref: Fraction, tol: Fraction) -> bool:
+    if ref == 0:
+        return pred == 0
+    return abs(pred - ref) <= tol * abs(ref)
+
+
+def _rel_error(pred: Fraction, ref: Fraction) -> float | None:
+    if ref == 0:
+        return None if pred != 0 else 0.0
+    return float(abs(pred - ref) / abs(ref))
+
+
+def _is_percent(unit: Any) -> bool:
+    return unit is not None and str(unit) == "percent"
+
+
+def _format_checks(q: ParsedQuantity, sig_figs: int | None, scientific: bool) -> tuple[bool | None, bool | None]:
+    sig_ok: bool | None = None
+    if sig_figs is not None and q.mantissa is not None:
+        lo, hi = sig_fig_range(q.mantissa)
+        sig_ok = lo <= sig_figs <= hi
+    sci_ok: bool | None = None
+    if scientific:
+        if q.scientific:
+            sci_ok = True
+        elif q.value is not None and q.form != "symbolic":
+            sci_ok = 1 <= abs(q.value) < 10  # x * 10^0 needs no written power
+        else:
+            sci_ok = False
+    return sig_ok, sci_ok
+
+
+def grade_numeric(
+    response: str,
+    reference: str,
+    question: str = "",
+    *,
+    rel_tol: float = 0.01,
+    compat: str | None = None,
+    strict_format: bool = False,
+    box: str = "last",
+) -> NumericGrade:
+    """Grade ``response`` against the numeric ``reference`` of ``question``.
+
+    Args:
+        response: The model's response (reasoning in ``<think>`` is ignored).
+        reference: The reference answer as the dataset writes it (``"1.4 \\times 10^{-2}"``).
+        question: The question; its closing instruction gives the required unit, significant
+            figures and scientific-notation demand. An answer without a unit is read in the
+            required unit (or, if none is stated, in the reference's own unit).
+        rel_tol: Relative tolerance of the accept test.
+        compat: ``None`` for physeval's grader, ``"abench"`` for the official evaluator's verdicts.
+        strict_format: Make the significant-figure and scientific-notation demands count.
+        box: ``"last"`` or ``"first"`` ``\\boxed{}`` wins when there are several.
+
+    Returns:
+        A :class:`NumericGrade`; never raises on bad input.
+    """
+    if compat == "abench":
+        from physeval.grading.numeric_abench_compat import grade_abench_compat
+
+        return grade_abench_compat(response, reference, question, rel_tol=rel_tol)
+    if compat is not None:
+        raise ValueError(f"compat must be one of {COMPAT_MODES}, not {compat!r}")
+    fmt = required_format(question or "")
+    base: dict[str, Any] = {
+        "unit_required": fmt.unit,
+        "sig_figs_required": fmt.sig_figs,
+        "scientific_required": fmt.scientific,
+    }
+    ref = _reference(str(reference))
+    if not ref.ok or ref.value is None:
+        return NumericGrade(False, Outcome.ERROR, f"reference {reference!r} is not a number: {ref.reason}", **base)
+    ref_value = ref.value
+    target = fmt.pint_unit
+    ref_unit = parse_unit(ref.unit_text) if ref.unit_text else None
+    if target is None:
+        target = ref_unit
+    elif ref_unit is not None and ref_unit != target:
+        conv = conversion(ref_unit, target)
+        if conv is not None:
+            ref_value = conv.apply(ref_value)
+    base["reference_value"] = float(ref_value)
+
+    extraction = extract_final_answer(response or "", box=box)  # type: ignore[arg-type]
+    base["extraction_rule"] = extraction.rule
+    if extraction.text is None:
+        return NumericGrade(False, Outcome.NO_ANSWER, "no \\boxed{} answer or final-answer line", **base)
+    q = parse_quantity(extraction.text)
+    base["extracted"] = extraction.text
+    if not q.ok or q.value is None:
+        outcome = {NO_ANSWER: Outcome.NO_ANSWER, AMBIGUOUS: Outcome.AMBIGUOUS}.get(q.status, Outcome.UNPARSEABLE)
+        return NumericGrade(False, outcome, q.reason, **base)
+    base["unit_given"] = q.unit_text
+    sig_ok, sci_ok = _format_checks(q, fmt.sig_figs, fmt.scientific)
+    base["sig_figs_ok"], base["scientific_ok"] = sig_ok, sci_ok
+
+    given = parse_unit(q.unit_text) if q.unit_text and q.unit_known else None
+    notes: list[str] = []
+    candidates: list[Fraction] = []
+    if given is not None and target is not None:
+        conv = conversion(given, target)
+        if conv is None:
+            return NumericGrade(
+                False,
+                Outcome.DIMENSION_MISMATCH,
+                f"answer unit {given:~} does not convert to required unit {target:~}",
+                **base,
+            )
+        candidates.append(conv.apply(q.value))
+        if given != target:
+            notes.append(f"converted {given:~} -> {target:~}")
+    elif given is not None:
+        if _is_percent(given):
+            candidates += [q.value / 100, q.value]  # 50 % against 0.5, or against a bare 50
+            notes.append("percent read as a fraction or as written")
+        else:
+            candidates.append(q.value)
+            notes.append(f"unit {given:~} kept: the question states no unit to convert to")
+    else:
+        candidates.append(q.value)
+        if _is_percent(target):
+            candidates.append(q.value * 100)  # 0.1 against 10 %
+        if q.unit_text and not q.unit_known:
+            notes.append(f"words {q.unit_text!r} after the number ignored")
+    tol = _tolerance(rel_tol)
+    hit = next((c for c in candidates if _within(c, ref_value, tol)), None)
+    predicted = hit if hit is not None else candidates[0]
+    base["predicted"] = float(predicted)
+    base["relative_error"] = _rel_error(predicted, ref_value)
+    note = ("; " + "; ".join(notes)) if notes else ""
+    if hit is None:
+        err = base["relative_error"]
+        detail = f"relative error {err:.3g}" if err is not None else "reference is 0, answer is not"
+        return NumericGrade(False, Outcome.WRONG, f"{float(predicted):.6g} vs {float(ref_value):.6g}: {detail} > {rel_tol:g}{note}", **base)
+    if strict_format and (sig_ok is False or sci_ok is False):
+        problems = []
+        if sig_ok is False:
+            problems.append(f"{fmt.sig_figs} significant figures required, {q.mantissa!r} written")
+        if sci_ok is False:
+            problems.append("scientific notation required")
+        return NumericGrade(False, Outcome.WRONG, "value within tolerance but format wrong: " + "; ".join(problems) + note, **base)
+    return NumericGrade(True, Outcome.CORRECT, f"within {rel_tol:g} relative tolerance{note}", **base)

@@ -1,0 +1,83 @@
+"""The command line end to end against the scripted server (fixture task registered here)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixture_tasks import ArithmeticTask
+
+from physeval.cli import main
+from physeval.tasks.registry import register_task
+from physeval.testing import ScriptedServer
+
+register_task(ArithmeticTask)
+
+
+def test_run_writes_summary_and_report_prints_it(arithmetic_server: ScriptedServer, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code = main(["run", "arithmetic", "--model", "openai/test", "--base-url", arithmetic_server.base_url,
+                 "--samples", "2", "--out", str(out), "--no-progress"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["task"] == "arithmetic" and summary["model"] == "openai/test"
+    assert summary["counts"] == {**summary["counts"], "problems": 12, "samples": 24, "answered": 24, "errors": 0}
+    accuracy = summary["metrics"]["accuracy"]
+    assert accuracy["value"] == pytest.approx(8 / 12) and accuracy["ci_low"] <= accuracy["value"] <= accuracy["ci_high"]
+    assert "pass@2" in summary["metrics"] and "parity=even/accuracy" in summary["metrics"]
+    assert summary["config"]["samples"] == 2
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert "accuracy" in capsys.readouterr().out
+
+
+def test_resume_reuses_the_stored_invocation(arithmetic_server: ScriptedServer, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    main(["run", "arithmetic", "--model", "openai/test", "--base-url", arithmetic_server.base_url,
+          "--limit", "3", "--out", str(out), "--no-progress"])
+    asked = len(arithmetic_server.requests)
+    assert main(["run", "--resume", str(out), "--no-progress"]) == 0  # nothing left to ask
+    assert len(arithmetic_server.requests) == asked
+
+
+def test_score_matches_ids_as_strings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text("\n".join([
+        json.dumps({"id": 1, "response": "\\boxed{11}"}),  # 4 + 7, right
+        json.dumps({"id": "2", "variant": 0, "response": "\\boxed{0}"}),
+        "not json at all",
+        json.dumps({"id": 999, "response": "\\boxed{1}"}),
+    ]) + "\n")
+    out = tmp_path / "scored"
+    assert main(["score", "arithmetic", "--responses", str(responses), "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["samples"] == 2 and summary["metrics"]["accuracy"]["value"] == 0.5
+    err = capsys.readouterr().err
+    assert "line 3" in err and "999/0" in err
+
+
+def test_export_and_user_errors(arithmetic_server: ScriptedServer, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    main(["run", "arithmetic", "--model", "openai/test", "--base-url", arithmetic_server.base_url,
+          "--limit", "2", "--out", str(out), "--no-progress"])
+    assert main(["export", str(out), "--format", "jsonl"]) == 0
+    assert len((out / "samples.jsonl").read_text().splitlines()) == 2
+    assert main(["run", "no-such-task", "--no-progress", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown task" in capsys.readouterr().err
+    assert main(["run", "arithmetic", "--model", "nonsense", "--out", str(tmp_path / "y")]) == 2
+    assert main(["export", str(tmp_path / "nowhere")]) == 2
+
+
+def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from physeval.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name in commands:
+        with pytest.raises(SystemExit) as exit_info:
+            main([name, "--help"])
+        assert exit_info.value.code == 0
+        assert "usage: physeval" in capsys.readouterr().out
