@@ -64,6 +64,8 @@ class Grade:
         score: Partial credit in [0, 1] where the track defines one (EED / 100, judge ratio);
             ``None`` where it does not.
         extracted: The final answer text the grader read from the response, if any.
+        answer_key: A label for the answer's equivalence class (two answers the grader
+            considers the same get the same key); maj@K votes over these.
     """
 
     correct: bool
@@ -71,6 +73,7 @@ class Grade:
     reason: str = ""
     score: float | None = None
     extracted: str | None = None
+    answer_key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field, including a subclass's own."""

@@ -45,4 +45,4 @@ def _load_builtin() -> None:
         importlib.import_module(module)
 
 
-_BUILTIN_MODULES: tuple[str, ...] = ()
+_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench",)

@@ -1,0 +1,89 @@
+"""ABench-Physics tasks: ``abench-a`` (400 static problems) and ``abench-b`` (100 x 4 variants).
+
+Data: github.com/inclusionAI/ABench ``Physics/data`` (Apache-2.0); pass ``--data`` with the
+CSV file or its folder. Graded by :func:`physeval.grading.numeric.grade_numeric`; ``--compat
+abench`` reproduces the official evaluator's verdicts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import ClassVar, Sequence
+
+from physeval.grading.numeric import NumericGrade, grade_numeric
+from physeval.metrics import Metric, SampleOutcome, dynamic_metrics
+from physeval.problems import Problem
+from physeval.tasks.abench_data import load_abench
+from physeval.tasks.base import Task, TaskError
+from physeval.tasks.registry import register_task
+
+__all__ = ["NumericTask", "AbenchA", "AbenchB", "ABENCH_PROMPT"]
+
+ABENCH_PROMPT = (
+    "You are a physics expert. Please read the following question and provide a step-by-step solution.\n"
+    "Put your final answer, which must be a readable LaTeX formula, in a \\boxed{} environment.\n"
+    "Question: {question}"
+)
+
+
+class NumericTask(Task):
+    """A task whose answers are one quantity: graded numerically, dynamic metrics when variants exist.
+
+    Options: ``rel_tol`` (0.01), ``compat`` (None or ``abench``), ``strict_format`` (False),
+    ``box`` (``last``).
+    """
+
+    track = "numeric"
+    breakdowns: ClassVar[tuple[str, ...]] = ("language",)
+    default_prompt = ABENCH_PROMPT
+
+    def grade(self, problem: Problem, response: str) -> NumericGrade:
+        """Grade with the physics-aware numeric grader and label the answer for maj@K."""
+        grade = grade_numeric(
+            response, problem.answer, problem.question,
+            rel_tol=float(self.options.get("rel_tol") or 0.01), compat=self.options.get("compat"),
+            strict_format=bool(self.options.get("strict_format")), box=self.options.get("box") or "last",
+        )
+        key = f"{grade.predicted:.3g}" if grade.predicted is not None else None
+        return dataclasses.replace(grade, answer_key=key)
+
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+        """Accuracy (and avg/pass/maj@K), per-language; dynamic metrics for variant families."""
+        metrics = super().metrics(outcomes)
+        if self.dynamic:
+            metrics.update(dynamic_metrics(outcomes))
+        return metrics
+
+
+def _data_path(task: Task, which: str) -> Path:
+    if task.data is None:
+        expected = "Phy_A_fixed_400.csv" if which == "a" else "Phy_B_dynamic_100.csv"
+        raise TaskError(f"{task.name} needs --data: the file {expected} or the folder holding it "
+                        "(from github.com/inclusionAI/ABench, Physics/data)")
+    return task.data
+
+
+@register_task
+class AbenchA(NumericTask):
+    """ABench-Physics Phy_A: 400 static problems."""
+
+    name = "abench-a"
+    description = "ABench-Physics Phy_A: 400 static numeric problems (--data Phy_A_fixed_400.csv)"
+
+    def load(self) -> list[Problem]:
+        return load_abench(_data_path(self, "a"), "a")
+
+
+@register_task
+class AbenchB(NumericTask):
+    """ABench-Physics Phy_B: 100 dynamic problems, 4 variants each; credit needs all variants."""
+
+    name = "abench-b"
+    description = "ABench-Physics Phy_B: 100 dynamic problems x 4 variants (--data Phy_B_dynamic_100.csv)"
+    dynamic = True
+
+    def load(self) -> list[Problem]:
+        return load_abench(_data_path(self, "b"), "b")
+
+
