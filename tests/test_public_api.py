@@ -1,0 +1,25 @@
+"""The public surface: every advertised name resolves, and importing physeval stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import physeval
+
+
+def test_every_exported_name_resolves() -> None:
+    for name in physeval.__all__:
+        assert getattr(physeval, name) is not None, name
+
+
+def test_import_does_not_load_heavy_libraries() -> None:
+    code = "import sys, physeval; print(sorted(m for m in ('sympy', 'pint', 'av', 'openai') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_readme_example_grades_a_unit_conversion() -> None:
+    g = physeval.grade_numeric(r"... so $v = \boxed{30000\ \mathrm{m/s}}$", reference="30",
+                               question="... (Results should be expressed with units of $ km/s $ and rounded to 2 significant figures)")
+    assert g.correct and g.predicted == 30.0 and g.outcome == "correct"
