@@ -77,3 +77,33 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
     assert resumed_rows == reference_rows
     assert json.dumps(resumed_metrics, sort_keys=True) == json.dumps(reference_metrics, sort_keys=True)
     assert resumed_metrics["dynamic_accuracy"]["value"] == reference_metrics["dynamic_accuracy"]["value"]
+
+
+_CLI_CHILD = """
+import sys
+sys.path.insert(0, {tests!r})
+from fixture_tasks import ArithmeticTask
+from physeval.tasks.registry import register_task
+from physeval.cli import main
+register_task(ArithmeticTask)
+sys.exit(main(["run", "arithmetic", "--model", "openai/m", "--base-url", {url!r}, "--out", {run_dir!r},
+               "--samples", "40", "--max-connections", "2", "--no-progress"]))
+"""
+
+
+def test_ctrl_c_keeps_finished_rows_and_says_how_to_resume(tmp_path: Path) -> None:
+    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.01)  # noqa: E731
+    run_dir = tmp_path / "run"
+    with ScriptedServer(slow) as server:
+        code = _CLI_CHILD.format(tests=str(Path(__file__).parent), url=server.base_url, run_dir=str(run_dir))
+        child = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while _rows_in_db(run_dir) < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert "interrupted" in err and f"--resume {run_dir}" in err
+    kept = _rows_in_db(run_dir)
+    assert 20 <= kept < 12 * 40
+    assert all(r.status == "answered" for r in RunStore(run_dir).rows())

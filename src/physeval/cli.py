@@ -17,7 +17,7 @@ from rich.console import Console
 
 __all__ = ["main", "build_parser"]
 
-_console = Console(stderr=True)
+_console = Console(stderr=True, soft_wrap=True)  # paths in messages must stay copy-pasteable
 
 # Options a task may take; passed to the task only when given.
 _TASK_OPTIONS = ("variants", "compat", "strict_format", "box", "rel_tol", "judge", "judge_base_url",
