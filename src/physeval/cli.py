@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from rich.console import Console
 
@@ -110,13 +110,30 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
     report.set_defaults(func=_cmd_report)
 
-    for extend in _EXTENSIONS:
-        extend(sub)
+    _add_scene_commands(sub)
     return parser
 
 
-# Track modules add subcommands here (vary, audit, sandbox, agreement, stats, ...).
-_EXTENSIONS: list[Callable[[Any], None]] = []
+def _add_scene_commands(sub: Any) -> None:
+    sandbox = sub.add_parser("sandbox", help="prepare or inspect the scene sandbox",
+                             description="Prepare (setup) or inspect (check) the isolated interpreter for scene programs.")
+    sandbox.add_argument("action", choices=["setup", "check"])
+    sandbox.add_argument("--path", help="where to create the venv (default: the user data dir)")
+    sandbox.set_defaults(func=_cmd_sandbox)
+
+    render = sub.add_parser("render", help="render one scene program in the sandbox",
+                            description="Run a Python scene program in the sandbox and report the stage it reached.")
+    render.add_argument("program", help="a .py file, or a reply with a fenced python block")
+    render.add_argument("--out", default=".", help="directory for the video (default: here)")
+    render.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds (default 120)")
+    render.set_defaults(func=_cmd_render)
+
+    agreement = sub.add_parser("agreement", help="judge-vs-human agreement (SimuScene Table 6)",
+                               description="Compare a scene run's judge verdicts with human labels "
+                                           "(CSV columns: id, sample, index, label).")
+    agreement.add_argument("run_dir")
+    agreement.add_argument("--human", required=True, help="LABELS.csv")
+    agreement.set_defaults(func=_cmd_agreement)
 
 
 def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any], dict[str, Any]]:
@@ -221,6 +238,49 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from physeval.report.summary import print_summary, read_summary
 
     print_summary(read_summary(args.run_dir), Console(), breakdowns=not args.no_breakdowns)
+    return 0
+
+
+def _cmd_sandbox(args: argparse.Namespace) -> int:
+    from physeval.scenes.sandbox import isolation_report, sandbox_venv_path, setup_sandbox_env
+
+    if args.action == "setup":
+        python = setup_sandbox_env(args.path or sandbox_venv_path())
+        print(f"sandbox interpreter ready: {python}")
+        if args.path:
+            print(f"use it with: export PHYSEVAL_SANDBOX_PYTHON={python}")
+        return 0
+    print(json.dumps(isolation_report(), indent=2, default=str))
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from physeval.scenes.prompt import extract_code
+    from physeval.scenes.render import render_program
+
+    text = Path(args.program).read_text(encoding="utf-8")
+    code = extract_code(text) if "```" in text else text
+    render = render_program(code, timeout=args.timeout, keep_dir=Path(args.out).resolve(),
+                            video_name=Path(args.program).stem + ".mp4")
+    print(json.dumps(render.to_dict(), indent=2, default=str))
+    return 0 if render.playable else 1
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from physeval.scenes.agreement import (
+        agreement_rich_table, agreement_table, judge_labels_from_verdicts, read_human_labels,
+    )
+    from physeval.store import RunStore
+
+    if not RunStore.exists(args.run_dir):
+        raise _UserError(f"{args.run_dir}: no physeval run there")
+    with RunStore(args.run_dir) as store:
+        verdicts = [(r.problem_id, r.sample, r.grade["judge"]) for r in store.rows()
+                    if r.grade and r.grade.get("judge")]
+    if not verdicts:
+        raise _UserError(f"{args.run_dir} has no judge verdicts (was it a scene run with --judge?)")
+    rows = agreement_table(judge_labels_from_verdicts(verdicts), read_human_labels(args.human))
+    Console().print(agreement_rich_table(rows))
     return 0
 
 

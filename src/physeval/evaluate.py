@@ -69,9 +69,21 @@ def evaluate(
     store.set_meta("model", str(model_label))
     store.set_meta("config", config.to_dict())
     store.close()
-    result = asyncio.run(run_task(task_obj, model_obj, run_dir, config, show_progress=show_progress))
+    problems = task_obj.load()
+    _report_load(task_obj)
+    result = asyncio.run(run_task(task_obj, model_obj, run_dir, config, problems=problems,
+                                  show_progress=show_progress))
     summary = summarize_run(task_obj, run_dir, model=str(model_label), config=config.to_dict())
     return summary, result
+
+
+def _report_load(task: Task) -> None:
+    """Print what a task skipped or dropped while loading (malformed records, disabled ones)."""
+    report = getattr(task, "load_report", None)
+    if report:
+        import sys
+
+        print(report, file=sys.stderr)
 
 
 def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +141,7 @@ def score_responses(
     else:
         records = list(responses)
     problems = {p.key: p for p in task_obj.load()}
+    _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
     matched: list[tuple[Problem, int, str]] = []
     for record in records:

@@ -17,7 +17,7 @@ import numpy as np
 
 __all__ = [
     "Metric", "SampleOutcome", "bootstrap_ci", "pass_at_k", "metric_from_values",
-    "accuracy_metrics", "dynamic_metrics", "mean_score_metric", "breakdown_metrics", "majority_metrics",
+    "accuracy_metrics", "dynamic_metrics", "rate_metrics", "mean_score_metric", "breakdown_metrics", "majority_metrics",
     "outcomes_from_rows",
 ]
 
@@ -50,6 +50,7 @@ class SampleOutcome:
     score: float | None = None
     answer_key: str | None = None
     meta: Mapping[str, Any] | None = None
+    grade: Mapping[str, Any] | None = None
 
 
 def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
@@ -58,7 +59,7 @@ def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
     for row in rows:
         grade = row.grade or {}
         out.append(SampleOutcome(row.problem_id, row.variant, row.sample, bool(row.correct),
-                                 row.score, grade.get("answer_key"), row.problem_meta or {}))
+                                 row.score, grade.get("answer_key"), row.problem_meta or {}, grade))
     return out
 
 
@@ -121,6 +122,17 @@ def accuracy_metrics(outcomes: Sequence[SampleOutcome], *, prefix: str = "") -> 
             passes.append(pass_at_k(n, c, min(k, n)))
         metrics[f"{prefix}pass@{k}"] = metric_from_values(passes)
     return metrics
+
+
+def rate_metrics(outcomes: Sequence[SampleOutcome], name: str, flag: Callable[[SampleOutcome], bool]) -> dict[str, Metric]:
+    """``name`` = mean over problems of the fraction of samples where ``flag`` holds; with K > 1
+    samples also ``name_avg@K`` and ``name_pass@K`` (e.g. ``executable_rate``, ``executable_pass@8``)."""
+    relabelled = [SampleOutcome(o.problem_id, o.variant, o.sample, bool(flag(o))) for o in outcomes]
+    base = name.removesuffix("_rate")
+    out = {}
+    for key, metric in accuracy_metrics(relabelled).items():
+        out[name if key == "accuracy" else f"{base}_{key}"] = metric
+    return out
 
 
 def dynamic_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:

@@ -66,6 +66,7 @@ __all__ = [
     "run_sandboxed",
     "isolation_report",
     "setup_sandbox_env",
+    "sandbox_venv_path",
     "default_sandbox_python",
 ]
 
@@ -469,14 +470,22 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent + "/")
 
 
-def default_sandbox_python() -> str:
-    """The interpreter programs run with: ``$PHYSEVAL_SANDBOX_PYTHON``, else the current one.
+def sandbox_venv_path() -> Path:
+    """Where ``physeval sandbox setup`` puts the dedicated interpreter environment."""
+    import platformdirs
 
-    ``physeval sandbox setup`` creates a dedicated venv (see :func:`setup_sandbox_env`);
-    pointing ``PHYSEVAL_SANDBOX_PYTHON`` at its ``bin/python`` makes every run use it.
+    return Path(platformdirs.user_data_dir("physeval")) / "sandbox-venv"
+
+
+def default_sandbox_python() -> str:
+    """The interpreter programs run with: ``$PHYSEVAL_SANDBOX_PYTHON``, else the dedicated venv
+    made by ``physeval sandbox setup`` when it exists, else the current interpreter.
     """
     env = os.environ.get("PHYSEVAL_SANDBOX_PYTHON")
-    return env if env else sys.executable
+    if env:
+        return env
+    dedicated = sandbox_venv_path() / "bin" / "python"
+    return str(dedicated) if dedicated.exists() else sys.executable
 
 
 def _program_env(box: str, limits: SandboxLimits, python: str) -> dict[str, str]:

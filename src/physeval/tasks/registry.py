@@ -45,4 +45,4 @@ def _load_builtin() -> None:
         importlib.import_module(module)
 
 
-_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench",)
+_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.scene")

@@ -1,0 +1,243 @@
+"""Scene tasks (SimuScene style): the model writes a program that renders a physical scenario.
+
+Each response goes through: code extraction -> isolated render (sandbox, bounded process
+pool, or Ray tasks) -> video checks (the stage ladder of :mod:`physeval.scenes.render`) ->
+vision-language judges answering the scenario's yes/no verification questions. A sample is
+correct only when the video is playable and every question is judged true. ``text`` judge
+mode is the paper's LLM-as-judge ablation: the judge reads the code, nothing is rendered.
+
+Tasks: ``simuscene`` (``--data`` a SimuScene JSON/JSONL file) and ``bank-scene`` (the original
+scenarios shipped with physeval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Sequence
+
+from physeval.metrics import Metric, SampleOutcome, breakdown_metrics, metric_from_values, rate_metrics
+from physeval.models.spec import model_from_spec
+from physeval.problems import Grade, Problem
+from physeval.scenes.bank_data import load_scene_bank
+from physeval.scenes.data import load_simuscene
+from physeval.scenes.judge import judge_video
+from physeval.scenes.prompt import extract_code, scene_prompt
+from physeval.scenes.render import Render, render_program
+from physeval.tasks.base import GradeContext, Task, TaskError
+from physeval.tasks.registry import register_task
+
+__all__ = ["SceneGrade", "SceneTask", "SimuScene", "BankScene"]
+
+_STAGE_ORDER = ("no_code", "sandbox_error", "timeout", "error", "executable", "rendered", "playable")
+
+
+@dataclass(frozen=True)
+class SceneGrade(Grade):
+    """One scene sample: how far the program got, and what the judges said.
+
+    Attributes:
+        stage: The render stage reached (see :mod:`physeval.scenes.render`).
+        executable / rendered / playable: The stage flags used for the rate metrics.
+        judged: Whether judges were asked (playable videos, or any code in text mode).
+        render: The full render record (exit status, signal, time, memory, stderr tail, video facts).
+        judge: The full judge verdict (per-judge answers, votes, cost), when judged.
+        judge_tokens / judge_seconds: The judges' cost for this sample.
+    """
+
+    stage: str = "no_code"
+    executable: bool = False
+    rendered: bool = False
+    playable: bool = False
+    judged: bool = False
+    render: dict[str, Any] = field(default_factory=dict)
+    judge: dict[str, Any] | None = None
+    judge_tokens: int = 0
+    judge_seconds: float = 0.0
+
+
+class SceneTask(Task):
+    """Shared flow of the scene tasks.
+
+    Options: ``judge`` (list of model specs; none = render-only, accuracy not measured),
+    ``judge_base_url``, ``judge_mode`` (``frames``/``video``/``text``; ``judge_video`` = video),
+    ``judge_frames`` (16), ``aggregation`` (``binary``/``ratio``), ``render_timeout`` (120 s),
+    ``render_workers`` (2), ``executor`` (``local``/``ray``), ``code_pick`` (``first``).
+    """
+
+    track = "scene"
+    breakdowns: ClassVar[tuple[str, ...]] = ("domain", "level")
+    default_prompt = "{question}"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._pool: concurrent.futures.Executor | None = None
+        self._judges: list[Any] | None = None
+
+    # -- prompt ---------------------------------------------------------------------------
+    def prompt(self, problem: Problem) -> list[dict[str, Any]]:
+        """The scene prompt: a self-contained program writing an MP4 to ``sys.argv[1]``."""
+        if self.prompt_template != self.default_prompt:
+            return super().prompt(problem)
+        return scene_prompt(problem.question)
+
+    # -- grading --------------------------------------------------------------------------
+    @property
+    def judge_mode(self) -> str:
+        """``frames`` (default), ``video`` or ``text``."""
+        if self.options.get("judge_video"):
+            return "video"
+        return str(self.options.get("judge_mode") or "frames")
+
+    def judges(self) -> list[Any]:
+        """The judge models named by ``--judge`` (built once)."""
+        if self._judges is None:
+            specs = self.options.get("judge") or []
+            if isinstance(specs, str):
+                specs = [specs]
+            self._judges = [model_from_spec(s, base_url=self.options.get("judge_base_url")) for s in specs]
+        return self._judges
+
+    def grade(self, problem: Problem, response: str) -> Grade:
+        """Synchronous grading (renders in this process); the runner uses :meth:`agrade`."""
+        return asyncio.run(self.agrade(problem, response, GradeContext()))
+
+    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SceneGrade:
+        """Extract, render (off the event loop, in the pool), check, then judge."""
+        code = extract_code(response, pick=self.options.get("code_pick") or "first")
+        if self.judge_mode == "text":
+            return await self._judge_text(problem, code)
+        video_dir = (context.run_dir / "videos") if context.run_dir else None
+        video_name = f"{_safe(problem.id)}_v{_safe(problem.variant)}_s{context.sample}.mp4"
+        render = await self._render(code, video_dir, video_name)
+        base = dict(stage=render.stage, executable=render.executable, rendered=render.rendered,
+                    playable=render.playable, render=render.to_dict(), extracted=code)
+        if not render.playable:
+            return SceneGrade(correct=False, outcome=render.stage, reason=render.reason or render.stage, score=0.0,
+                              **base)
+        judges = self.judges()
+        if not judges:
+            return SceneGrade(correct=False, outcome="unjudged", score=0.0,
+                              reason="playable; no --judge given, so the questions were not asked", **base)
+        verdict = await judge_video(
+            questions=problem.meta.get("questions") or [], judges=judges, video_path=render.video_path,
+            mode=self.judge_mode, aggregation=self.options.get("aggregation") or "binary",
+            n_frames=int(self.options.get("judge_frames") or 16), summarize=problem.meta.get("summarize"),
+            scenario=problem.question,
+        )
+        return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
+                          score=verdict.score, judged=True, judge=verdict.to_dict(),
+                          judge_tokens=verdict.prompt_tokens + verdict.completion_tokens,
+                          judge_seconds=verdict.judge_seconds, **base)
+
+    async def _judge_text(self, problem: Problem, code: str | None) -> SceneGrade:
+        if code is None:
+            return SceneGrade(correct=False, outcome="no_code", reason="no program in the reply", score=0.0)
+        judges = self.judges()
+        if not judges:
+            raise TaskError("--judge-mode text needs at least one --judge")
+        verdict = await judge_video(questions=problem.meta.get("questions") or [], judges=judges, code=code,
+                                    mode="text", aggregation=self.options.get("aggregation") or "binary",
+                                    summarize=problem.meta.get("summarize"), scenario=problem.question)
+        per_question = verdict.per_question
+        executes, saves = bool(per_question.get("executes")), bool(per_question.get("saves_video"))
+        return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
+                          score=verdict.score, stage="judged_text", executable=executes, rendered=saves,
+                          playable=saves, judged=True, judge=verdict.to_dict(), extracted=code,
+                          judge_tokens=verdict.prompt_tokens + verdict.completion_tokens,
+                          judge_seconds=verdict.judge_seconds)
+
+    async def _render(self, code: str | None, video_dir: Any, video_name: str) -> Render:
+        timeout = float(self.options.get("render_timeout") or 120)
+        if code is None:
+            return render_program(None)
+        if self.options.get("executor") == "ray":
+            return await _ray_render(code, timeout, video_dir, video_name)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._render_pool(), _render_job, code, timeout,
+                                          str(video_dir) if video_dir else None, video_name)
+
+    def _render_pool(self) -> concurrent.futures.Executor:
+        if self._pool is None:
+            workers = int(self.options.get("render_workers") or 2)
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    # -- metrics --------------------------------------------------------------------------
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+        """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level."""
+        metrics = _scene_metrics(outcomes)
+        for key in self.breakdowns:
+            metrics.update(breakdown_metrics(outcomes, key, _scene_metrics))
+        return metrics
+
+
+def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+    def flag(name: str):  # type: ignore[no-untyped-def]
+        return lambda o: bool((o.grade or {}).get(name))
+
+    metrics: dict[str, Metric] = {}
+    metrics.update(rate_metrics(outcomes, "executable_rate", flag("executable")))
+    metrics.update(rate_metrics(outcomes, "render_rate", flag("rendered")))
+    metrics.update(rate_metrics(outcomes, "playable_rate", flag("playable")))
+    judged = any((o.grade or {}).get("judged") for o in outcomes)
+    if judged:
+        metrics.update(rate_metrics(outcomes, "accuracy", lambda o: o.correct))
+        tokens = [float((o.grade or {}).get("judge_tokens") or 0) for o in outcomes if (o.grade or {}).get("judged")]
+        seconds = [float((o.grade or {}).get("judge_seconds") or 0) for o in outcomes
+                   if (o.grade or {}).get("judged")]
+        metrics["judge_tokens_per_judged_sample"] = metric_from_values(tokens)
+        metrics["judge_seconds_per_judged_sample"] = metric_from_values(seconds)
+    return metrics
+
+
+def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str) -> Render:
+    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name)
+
+
+async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str) -> Render:
+    try:
+        import ray
+    except ImportError as exc:
+        raise TaskError("--executor ray needs the ray extra: pip install 'physeval[ray]'") from exc
+    if not ray.is_initialized():
+        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(_render_job)
+    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name)
+    return await asyncio.wrap_future(ref.future())
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:80]
+
+
+@register_task
+class SimuScene(SceneTask):
+    """SimuScene records from ``--data`` (JSON list or JSONL); disabled and malformed records are
+    skipped and counted."""
+
+    name = "simuscene"
+    description = "SimuScene code-to-video scenes (--data FILE.json|jsonl; --judge openai/VLM)"
+
+    def load(self) -> list[Problem]:
+        if self.data is None:
+            raise TaskError("simuscene needs --data: a SimuScene JSON list or JSONL file")
+        loaded = load_simuscene(self.data)
+        self.load_report = "\n".join([loaded.summary(), *loaded.messages[:50]])
+        return list(loaded.problems)
+
+
+@register_task
+class BankScene(SceneTask):
+    """The original scenarios shipped with physeval (five domains, levels 1-3)."""
+
+    name = "bank-scene"
+    description = "physeval's original scene bank: 70 scenarios, 5 domains (--judge openai/VLM)"
+
+    def load(self) -> list[Problem]:
+        return load_scene_bank()
+
+
