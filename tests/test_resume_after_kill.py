@@ -25,7 +25,7 @@ from physeval.models import OpenAICompatibleModel, RetryPolicy
 from physeval.runner import RunConfig, run_task
 model = OpenAICompatibleModel("m", {url!r}, retry=RetryPolicy(3, 0.01, 0.05))
 asyncio.run(run_task(ArithmeticTask(n=40, variants=2), model, {run_dir!r},
-                     RunConfig(samples=2, max_connections=4), show_progress=False))
+                     RunConfig(samples=2, max_connections=4, use_cache=False), show_progress=False))
 """
 
 
@@ -53,7 +53,8 @@ def _metrics(run_dir: Path) -> tuple[list[tuple], dict]:
 
 
 def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
-    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.01)  # noqa: E731
+    # 20 ms per reply over 4 connections, no cache: each kill lands mid-run.
+    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.02)  # noqa: E731
     with ScriptedServer(slow) as server:
         reference = tmp_path / "uninterrupted"
         assert _child(server, reference).wait(timeout=120) == 0
@@ -64,7 +65,7 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
             child = _child(server, killed)
             deadline = time.monotonic() + 60
             while _rows_in_db(killed) < threshold and child.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.005)
+                time.sleep(0.002)
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=30)
             kills.append(_rows_in_db(killed))

@@ -38,6 +38,8 @@ class RunConfig:
         limit: Keep only the first N problems (all their variants).
         use_cache: Read and write the response cache.
         retry_errors: On resume, retry rows that ended in an error instead of keeping them.
+        grade_concurrency: Gradings (renders, judge calls) in flight at once while generation
+            goes on (default: twice ``max_connections``).
     """
 
     samples: int = 1
@@ -50,6 +52,7 @@ class RunConfig:
     limit: int | None = None
     use_cache: bool = True
     retry_errors: bool = False
+    grade_concurrency: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
@@ -119,27 +122,50 @@ async def run_task(
     for item in todo:
         queue.put_nowait(item)
 
+    # Generation and grading overlap: a worker hands its completion to a grading task and
+    # moves on to its next request; at most `grade_slots` gradings (renders, judges) run at once.
+    grade_slots = asyncio.Semaphore(max(1, config.grade_concurrency or 2 * config.max_connections))
+    grading: set[asyncio.Task[None]] = set()
+
+    def record(row: SampleRow) -> None:
+        store.append(row)
+        result.completed_now += 1
+        result.errors_now += row.status == "error"
+        progress.advance(correct=row.correct, error=row.status == "error")
+
+    async def finish(row: SampleRow, problem: Problem, response: str, sample: int) -> None:
+        try:
+            await grade_into_row(row, task, problem, response, GradeContext(run_dir=run_dir, sample=sample))
+            record(row)
+        finally:
+            grade_slots.release()
+
     async def worker() -> None:
         while True:
             try:
                 problem, sample = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            row = await _run_one(task, model, problem, sample, config, cache, run_dir)
-            store.append(row)
-            result.completed_now += 1
-            result.errors_now += row.status == "error"
-            progress.advance(correct=row.correct, error=row.status == "error")
+            row, response = await _generate_one(task, model, problem, sample, config, cache)
+            if response is None:
+                record(row)
+                continue
+            await grade_slots.acquire()
+            job = asyncio.create_task(finish(row, problem, response, sample))
+            grading.add(job)
+            job.add_done_callback(grading.discard)
 
     workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.max_connections, len(todo))))]
     try:
         with progress:
             await asyncio.gather(*workers)
+            while grading:
+                await asyncio.gather(*list(grading))
     except (asyncio.CancelledError, KeyboardInterrupt):
         result.interrupted = True
-        for w in workers:
-            w.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        for job in [*workers, *grading]:
+            job.cancel()
+        await asyncio.gather(*workers, *grading, return_exceptions=True)
         raise
     finally:
         store.close()
@@ -148,8 +174,9 @@ async def run_task(
     return result
 
 
-async def _run_one(task: Task, model: Model, problem: Problem, sample: int, config: RunConfig,
-                   cache: ResponseCache | None, run_dir: Path) -> SampleRow:
+async def _generate_one(task: Task, model: Model, problem: Problem, sample: int, config: RunConfig,
+                        cache: ResponseCache | None) -> tuple[SampleRow, str | None]:
+    """Ask the model (or the cache); the row is final when the response is ``None`` (an error)."""
     messages = task.prompt(problem)
     row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample, status="answered",
                     messages=messages, problem_meta=dict(problem.meta))
@@ -166,17 +193,16 @@ async def _run_one(task: Task, model: Model, problem: Problem, sample: int, conf
             row.attempts = completion.attempts
         except ModelError as exc:
             row.status, row.error_kind, row.error_message, row.attempts = "error", exc.kind, str(exc), exc.attempts
-            return row
+            return row, None
         except Exception as exc:  # noqa: BLE001 - a backend bug must not end the run
             row.status, row.error_kind, row.attempts = "error", "internal", 1
             row.error_message = f"{type(exc).__name__}: {exc}"
-            return row
+            return row, None
         if cache is not None:
             cache.put(key, completion)
     row.completion, row.reasoning = completion.text, completion.reasoning
     row.finish_reason, row.usage, row.latency_s = completion.finish_reason, completion.usage, completion.latency_s
-    await grade_into_row(row, task, problem, completion.text, GradeContext(run_dir=run_dir, sample=sample))
-    return row
+    return row, completion.text
 
 
 async def grade_into_row(row: SampleRow, task: Task, problem: Problem, response: str, context: GradeContext) -> None:
