@@ -108,7 +108,15 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="print a run's summary", description="Print the summary table of a run.")
     report.add_argument("run_dir")
     report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
+    report.add_argument("--html", nargs="?", const="", metavar="PATH",
+                        help="also write a self-contained HTML report with plots (default RUN_DIR/report.html)")
     report.set_defaults(func=_cmd_report)
+
+    compare = sub.add_parser("compare", help="compare runs side by side",
+                             description="The metrics several runs share, one column per run, with 95% CIs.")
+    compare.add_argument("run_dirs", nargs="+")
+    compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
+    compare.set_defaults(func=_cmd_compare)
 
     _add_scene_commands(sub)
     return parser
@@ -238,6 +246,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from physeval.report.summary import print_summary, read_summary
 
     print_summary(read_summary(args.run_dir), Console(), breakdowns=not args.no_breakdowns)
+    if args.html is not None:
+        from physeval.report.html import write_html_report
+
+        print(write_html_report(args.run_dir, args.html or None))
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from physeval.report.compare import comparison_table
+
+    Console().print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
     return 0
 
 

@@ -52,7 +52,8 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
             "error_kinds": dict(sorted(error_kinds.items())),
             "outcomes": dict(sorted(outcome_counts.items())),
         },
-        "metrics": {name: m.to_dict() for name, m in metrics.items()},
+        # headline metrics first, then per-group breakdowns (``key=value/metric``)
+        "metrics": {name: m.to_dict() for name, m in sorted(metrics.items(), key=lambda kv: "/" in kv[0])},
     }
 
 
