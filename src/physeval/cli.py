@@ -118,8 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
     compare.set_defaults(func=_cmd_compare)
 
+    _add_analysis_commands(sub)
     _add_scene_commands(sub)
     return parser
+
+
+def _add_analysis_commands(sub: Any) -> None:
+    stats = sub.add_parser("stats", help="statistics across runs",
+                           description="sample-efficiency: how much better a partial-credit score (EED) "
+                                       "separates models than accuracy, per pair of runs on the same problems.")
+    stats.add_argument("analysis", choices=["sample-efficiency"])
+    stats.add_argument("run_dirs", nargs="+")
+    stats.set_defaults(func=_cmd_stats)
 
 
 def _add_scene_commands(sub: Any) -> None:
@@ -257,6 +267,24 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from physeval.report.compare import comparison_table
 
     Console().print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from physeval.stats import sample_efficiency
+
+    if len(args.run_dirs) < 2:
+        raise _UserError("sample-efficiency needs at least two runs")
+    table = Table(title="sample efficiency of the score over accuracy, (t_score / t_accuracy)^2")
+    for column in ("run A", "run B", "problems", "acc diff", "score diff", "t acc", "t score", "efficiency"):
+        table.add_column(column)
+    for pair in sample_efficiency(args.run_dirs):
+        table.add_row(Path(pair.run_a).name, Path(pair.run_b).name, str(pair.problems),
+                      f"{pair.accuracy_diff:+.3f}", f"{pair.score_diff:+.3f}", f"{pair.t_accuracy:.2f}",
+                      f"{pair.t_score:.2f}", f"{pair.efficiency:.2f}")
+    Console().print(table)
     return 0
 
 

@@ -1,0 +1,78 @@
+"""Sample efficiency of a partial-credit score versus accuracy (PHYBench's EED argument).
+
+For two runs on the same problems, each metric gives per-problem paired differences d_i.
+How well the metric separates the models is the paired t statistic t = mean(d) / se(d); the
+number of problems needed for a given significance scales as 1 / t^2, so the score's sample
+efficiency relative to accuracy is (t_score / t_accuracy)^2 (> 1: the score needs fewer
+problems). Computed from run stores alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Sequence
+
+from physeval.store import RunStore
+
+__all__ = ["PairEfficiency", "per_problem_means", "paired_t", "sample_efficiency"]
+
+
+@dataclass(frozen=True)
+class PairEfficiency:
+    """How well accuracy and the partial-credit score separate two runs."""
+
+    run_a: str
+    run_b: str
+    problems: int
+    accuracy_diff: float
+    score_diff: float
+    t_accuracy: float
+    t_score: float
+    efficiency: float
+
+
+def per_problem_means(run_dir: str | Path) -> dict[str, tuple[float, float]]:
+    """problem id -> (mean correctness, mean score) over the run's samples and variants."""
+    sums: dict[str, list[float]] = {}
+    with RunStore(run_dir) as store:
+        for row in store.rows():
+            acc = 1.0 if row.correct else 0.0
+            score = float(row.score) if row.score is not None else acc
+            entry = sums.setdefault(row.problem_id, [0.0, 0.0, 0.0])
+            entry[0] += acc
+            entry[1] += score
+            entry[2] += 1
+    return {pid: (a / n, s / n) for pid, (a, s, n) in sums.items()}
+
+
+def paired_t(diffs: Sequence[float]) -> float:
+    """mean / standard error of paired differences (inf when they are all equal and non-zero)."""
+    n = len(diffs)
+    if n < 2:
+        return math.nan
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if var == 0:
+        return math.inf if mean else math.nan
+    return mean / math.sqrt(var / n)
+
+
+def sample_efficiency(run_dirs: Sequence[str | Path]) -> list[PairEfficiency]:
+    """Every pair of runs: differences, t statistics and the score's efficiency over accuracy."""
+    means = {str(d): per_problem_means(d) for d in run_dirs}
+    out = []
+    for a, b in combinations([str(d) for d in run_dirs], 2):
+        shared = sorted(set(means[a]) & set(means[b]))
+        acc_d = [means[a][p][0] - means[b][p][0] for p in shared]
+        score_d = [means[a][p][1] - means[b][p][1] for p in shared]
+        t_acc, t_score = paired_t(acc_d), paired_t(score_d)
+        efficiency = (t_score / t_acc) ** 2 if t_acc and math.isfinite(t_acc) and math.isfinite(t_score) else math.nan
+        out.append(PairEfficiency(a, b, len(shared), _mean(acc_d), _mean(score_d), t_acc, t_score, efficiency))
+    return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
