@@ -1,0 +1,99 @@
+"""CLI-ready entry points: ``physeval vary`` and ``physeval audit`` return plain dicts to print or write.
+
+Why: the CLI (owned elsewhere) should only parse arguments and print; everything that decides
+what a variant or a finding is lives here, testable without a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from ..problems import Problem
+from .audit import audit_problems, read_abench_csv
+from .bank import bank_problems, load_bank
+from .engine import vary
+
+__all__ = ["vary_command", "audit_command", "load_solutions"]
+
+
+def vary_command(template_path_or_id: str, n: int = 4, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` variants of a template (YAML path or bank id) as JSON-ready dicts.
+
+    Each dict has template_id, index, kind, question, answer, value, params and meta.
+    Raises ``KeyError``/``FileNotFoundError`` for an unknown template, ``TemplateError`` for an
+    invalid one and ``SamplingError`` when the variants cannot be drawn.
+    """
+    return [v.to_dict() for v in vary(template_path_or_id, n, seed)]
+
+
+def load_solutions(source: str | Path | Mapping[str, Any] | None) -> dict[str, Any]:
+    """Solutions keyed by problem id, from a mapping or a JSON/YAML file (``{id: formula | [steps]}``)."""
+    if source is None:
+        return {}
+    if isinstance(source, Mapping):
+        return {str(k): v for k, v in source.items()}
+    text = Path(source).read_text(encoding="utf-8")
+    data = json.loads(text) if str(source).endswith(".json") else yaml.safe_load(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a mapping from problem id to solution")
+    return {str(k): v for k, v in data.items()}
+
+
+def _read_jsonl(path: Path) -> list[Problem]:
+    problems = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                problems.append(Problem(id=str(row["id"]), question=row["question"], answer=str(row["answer"]),
+                                        variant=str(row.get("variant", "0")), meta=row.get("meta", {})))
+    return problems
+
+
+def _abench_file(data: str | Path | None, name: str) -> Path:
+    if data is None:
+        raise FileNotFoundError(f"audit of ABench needs --data PATH (a folder holding {name}, or the file)")
+    path = Path(data)
+    if path.is_dir():
+        path = path / name
+    if not path.is_file():
+        raise FileNotFoundError(f"expected {name} at {path}")
+    return path
+
+
+def audit_command(
+    task_or_path: str,
+    *,
+    data: str | Path | None = None,
+    solutions: str | Path | Mapping[str, Any] | None = None,
+    rel_tol: float = 0.01,
+    min_severity: str = "low",
+) -> list[dict[str, Any]]:
+    """Audit a task or a file and return the findings as dicts (most severe first).
+
+    ``task_or_path``: ``abench-b`` (Phy_B families; ``data`` = folder or CSV), ``abench-a``,
+    ``bank-numeric`` (recomputes every bank variant from its template: a self-check), or a path
+    to an ABench-style CSV or a JSONL of ``{id, question, answer, variant}`` records.
+    ``solutions``: a mapping or JSON/YAML file ``{problem id: formula}`` (see
+    :func:`physeval.variation.template_from_plain`). ``min_severity`` drops weaker findings.
+    """
+    sols: dict[str, Any] = load_solutions(solutions)
+    if task_or_path == "abench-b":
+        problems = read_abench_csv(_abench_file(data, "Phy_B_dynamic_100.csv"))
+    elif task_or_path == "abench-a":
+        problems = read_abench_csv(_abench_file(data, "Phy_A_fixed_400.csv"))
+    elif task_or_path == "bank-numeric":
+        problems = bank_problems("numeric", variants=4, seed=0)
+        sols = {**{t.id: t for t in load_bank("numeric")}, **sols}
+    else:
+        path = Path(task_or_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"unknown audit target {task_or_path!r}: not abench-a, abench-b, bank-numeric or a file")
+        problems = _read_jsonl(path) if path.suffix == ".jsonl" else read_abench_csv(path)
+    order = {"high": 0, "medium": 1, "low": 2}
+    limit = order.get(min_severity, 2)
+    return [f.to_dict() for f in audit_problems(problems, sols, rel_tol=rel_tol) if order.get(f.severity, 2) <= limit]

@@ -1,0 +1,591 @@
+"""From plain problems (question text + answer) to templates, checked against a supplied solution.
+
+Why: most datasets ship numbers in prose, not templates. :func:`find_constants` reads the
+numeric constants of an ABench-style question with their units (skipping subscripts, unit
+exponents, indices, years and ordinals); :func:`template_from_plain` replaces the perturbable
+ones by placeholders and compiles the supplied solution over them; before any variant is made,
+the solution evaluated at the original constants must reproduce the original answer within 1 %,
+otherwise the conversion is flagged and refuses to vary. (The tolerance widens to the answer's
+written precision when that is coarser: 1.6667 written to two figures is 1.7, 2 % away.) :func:`recompute` is the same
+evaluation for one text, used by the audit.
+
+Names: a constant written ``v_{\\mathrm{m}} = 3\\,\\mathrm{cm/s}`` is called ``v_m``; every
+constant is also ``c1``, ``c2``, ... in order of appearance. Solutions see SI values.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal, Sequence
+
+import sympy
+
+from .engine import Variant, vary
+from .solution import SOLUTION_FUNCTIONS, parse_solution
+from .template import PLACEHOLDER, Template, TemplateError, template_from_dict
+from .units import UnitError, unit_dimension, unit_to_si
+from .writing import sig_figs_of
+
+__all__ = [
+    "Constant",
+    "Instruction",
+    "PlainConversion",
+    "find_constants",
+    "read_instruction",
+    "latex_unit_to_pint",
+    "parse_written_number",
+    "recompute",
+    "template_from_plain",
+]
+
+Role = Literal["quantity", "number", "coefficient"]
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A numeric constant found in a question.
+
+    Attributes:
+        name: Identifier from the symbol it is assigned to (``v_m``), else the alias.
+        alias: ``c1``, ``c2``, ... in order of appearance.
+        value: The value as written (``1.49 \\times 10^{-18}`` -> 1.49E-18).
+        text: The number exactly as written; ``start``/``end`` its span in the question.
+        unit: pint unit string (``""`` when none or unreadable); ``unit_text`` as written.
+        role: ``quantity`` (has a unit), ``number`` (a dimensionless datum, ``7.85 times``),
+            ``coefficient`` (part of a formula: ``4t``, ``l/4``, ``\\frac{1}{2}``; never perturbed).
+        symbol: The LaTeX symbol it is assigned to, if any.
+    """
+
+    name: str
+    alias: str
+    value: Decimal
+    text: str
+    start: int
+    end: int
+    unit: str = ""
+    unit_text: str = ""
+    sig_figs: int = 1
+    scientific: bool = False
+    role: Role = "number"
+    symbol: str | None = None
+
+    @property
+    def perturbable(self) -> bool:
+        """Whether a variant may change it (quantities and data numbers, not 0, not coefficients)."""
+        return self.role != "coefficient" and self.value != 0
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """The ``(Results should be ...)`` / ``(结果...)`` instruction at the end of a question."""
+
+    start: int
+    text: str
+    unit_latex: str = ""
+    unit: str = ""
+    sig_figs: int | None = None
+    scientific: bool = False
+
+
+@dataclass
+class PlainConversion:
+    """The result of :func:`template_from_plain`: a template, or the reason it was flagged.
+
+    ``ok`` is true only when the solution reproduced the original answer within 1 %.
+    """
+
+    ok: bool
+    reason: str
+    constants: list[Constant]
+    template: Template | None = None
+    expected: float | None = None
+    recomputed: float | None = None
+    rel_error: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def vary(self, n: int, seed: int = 0) -> list[Variant]:
+        """Variants of the converted problem; refuses a flagged conversion."""
+        if not self.ok or self.template is None:
+            raise ValueError(f"flagged problem cannot be varied: {self.reason}")
+        return vary(self.template, n, seed)
+
+
+# --------------------------------------------------------------------------- instruction
+
+_EN_INSTR = re.compile(
+    r"\(\s*Results should be expressed(?P<sci>\s*in scientific notation\s*,)?"
+    r"(?:\s*with units of\s*\$(?P<unit>[^$]*)\$\s*,)?\s*and rounded to\s*(?P<n>\d+)\s*significant figures?\s*\)\s*$",
+    re.I,
+)
+_ZH_INSTR = re.compile(
+    r"\(\s*结果(?P<sci>使用科学计数法\s*[，,])?(?:\s*以\s*\$(?P<unit>[^$]*)\$\s*为单位\s*[，,])?\s*保留\s*(?P<n>\d+)\s*位有效数字\s*\)\s*$"
+)
+
+
+def read_instruction(question: str) -> Instruction | None:
+    """The final ABench instruction (English or Chinese) with its unit and figures, or None."""
+    for pattern in (_EN_INSTR, _ZH_INSTR):
+        match = pattern.search(question)
+        if match:
+            unit_latex = (match.group("unit") or "").strip()
+            return Instruction(
+                start=match.start(), text=match.group(0).strip(), unit_latex=unit_latex,
+                unit=latex_unit_to_pint(unit_latex) or "" if unit_latex else "",
+                sig_figs=int(match.group("n")), scientific=bool(match.group("sci")),
+            )
+    return None
+
+
+# --------------------------------------------------------------------------- units
+
+_ZH_UNITS = [  # longest first
+    ("电子伏特", "eV"), ("电子伏", "eV"), ("平方厘米", "cm**2"), ("立方厘米", "cm**3"), ("平方米", "m**2"),
+    ("立方米", "m**3"), ("韦伯", "Wb"), ("特斯拉", "T"), ("毫特", "mT"), ("千帕", "kPa"), ("大气压", "atm"), ("千克", "kg"), ("公斤", "kg"), ("厘米", "cm"), ("毫米", "mm"),
+    ("千米", "km"), ("公里", "km"), ("纳米", "nm"), ("微米", "um"), ("分钟", "min"), ("小时", "h"),
+    ("毫秒", "ms"), ("牛顿", "N"), ("焦耳", "J"), ("千焦", "kJ"), ("瓦特", "W"), ("千瓦", "kW"),
+    ("伏特", "V"), ("千伏", "kV"), ("安培", "A"), ("毫安", "mA"), ("库仑", "C"), ("欧姆", "ohm"),
+    ("赫兹", "Hz"), ("帕斯卡", "Pa"), ("摩尔", "mol"), ("毫升", "mL"), ("开尔文", "K"),
+    ("米", "m"), ("秒", "s"), ("克", "g"), ("牛", "N"), ("焦", "J"), ("瓦", "W"), ("伏", "V"),
+    ("安", "A"), ("库", "C"), ("欧", "ohm"), ("帕", "Pa"), ("升", "L"), ("度", "degree"),
+]
+_BARE_UNITS = {
+    "m", "cm", "mm", "km", "nm", "um", "pm", "s", "ms", "us", "ns", "min", "h", "kg", "g", "mg",
+    "N", "kN", "J", "kJ", "MJ", "eV", "keV", "MeV", "GeV", "W", "kW", "MW", "V", "kV", "mV", "A",
+    "mA", "uA", "C", "uC", "nC", "pC", "F", "uF", "nF", "pF", "H", "mH", "T", "mT", "Hz", "kHz",
+    "MHz", "GHz", "Pa", "kPa", "MPa", "atm", "K", "mol", "L", "mL", "rad", "ohm", "Wb", "dB",
+}
+_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname|mbox)\s*")
+_SPACES = re.compile(r"\\(?:;|,|!|:|\s|quad|qquad|thinspace)|~")
+
+
+def latex_unit_to_pint(text: str) -> str | None:
+    """A LaTeX unit (``\\mathrm{\\;m}/{\\mathrm{s}}^{2}``, ``\\mu \\mathrm{A}``, ``^{\\circ}C``) as a
+    pint string, or None when pint cannot read it."""
+    s = text
+    for zh, en in _ZH_UNITS:
+        s = s.replace(zh, f" {en} ")
+    s = re.sub(r"\\(?:left|right)\s*[|.(\[\])]?|\\[lr]brack", " ", s)
+    s = _WRAPPERS.sub("", s)
+    s = _SPACES.sub(" ", s)
+    s = s.replace("℃", "°C").replace("\\circ", "°").replace("\\degree", "°")
+    s = s.replace("{", " ").replace("}", " ")
+    s = re.sub(r"\^\s*°", "°", s)
+    s = re.sub(r"°\s*C\b", " degC ", s)
+    s = re.sub(r"\\prime\s*\\prime|''|″", " arcsecond ", s)
+    s = re.sub(r"\\prime|'|′", " arcminute ", s)
+    s = s.replace("°", " degree ")
+    s = re.sub(r"(?:\\mu|µ|μ)\s*", "u", s)
+    s = re.sub(r"(?:\\Omega|Ω)", "ohm", s)
+    s = re.sub(r"\\AA|Å", " angstrom ", s)
+    s = s.replace("\\%", " percent ").replace("%", " percent ")
+    s = re.sub(r"\\cdot|·|\\times|\*", " * ", s)
+    s = re.sub(r"\^\s*", "**", s)
+    s = re.sub(r"\*\*\s*\+?", "**", s)
+    s = re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r"\s*/\s*", "/", s)
+    s = re.sub(r"\s*\*\*\s*", "**", s)
+    s = s.strip(" */")
+    if not s or "\\" in s or re.search(r"[^\x00-\x7f]", s):
+        return None
+    try:
+        unit_dimension(s)
+        unit_to_si(s)
+    except UnitError:
+        return None
+    return s
+
+
+# --------------------------------------------------------------------------- numbers
+
+_NUM = re.compile(r"(?<![A-Za-z0-9_.\\])(?P<num>[-−]?(?:\d+(?:\.\d+)?|\.\d+))")
+_SCI = re.compile(r"\s*(?:\\times|\\cdot|×|\*)\s*10\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
+_POW10 = re.compile(r"\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
+_SUBSCRIPT_BEFORE = re.compile(r"(?:_\s*\{?\s*(?:\\mathrm\s*\{|\\text\s*\{)?\s*|_\{[^{}]*)$")
+_EXPONENT_BEFORE = re.compile(r"(?:\^\s*\{?\s*[-−]?\s*|\^\{[^{}]*)$")
+_FRAC_BEFORE = re.compile(r"\\[dt]?frac\s*(?:\{[^{}]*\}\s*)?\{[^{}]*$")
+_INDEX_WORDS = re.compile(
+    r"(?:\b(?:fig(?:ure)?|eq(?:uation)?|example|problem|question|part|step|no|case|item|section|chapter|table)\.?\s*\(?|[第图题式例表])\s*$",
+    re.I,
+)
+_ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b|^\s*(?:年|次|号|届|世纪)")
+_SYMBOL_BEFORE = re.compile(
+    r"(?P<sym>(?:\\[A-Za-z]+\s*\{\s*[A-Za-z]+\s*\}|\\[A-Za-z]+|[A-Za-z])"
+    r"(?:\s*_\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))?(?:\s*\^\s*\{?\\prime\}?)?)\s*=\s*\{?\s*$"
+)
+_INDEX_SYMBOLS = {"n", "i", "j", "k", "l", "m", "N"}
+
+
+def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
+    """(pint unit, unit text, end) of the unit written right after a number at ``pos``."""
+    best = ("", "", pos)
+    # candidate: the longest run of unit-looking material, then shrink until pint reads it
+    run = re.match(
+        r"(?:\s|\\[,;!: ]|~|\\quad)*"
+        r"((?:\{?\\(?:mathrm|text|textrm|rm|operatorname)\s*\{(?:[^{}]|\{[^{}]*\})*\}\}?"
+        r"|\{\\mathrm\s*\{(?:[^{}]|\{[^{}]*\})*\}\}"
+        r"|\\mu\s*|µ|μ|\\Omega|Ω|\^\s*\{?\s*\\circ\s*\}?|\^\s*°|\\circ|°|℃|\\%|%|\\prime"
+        r"|\s*\^\s*\{\s*[-−]?\d+\s*\}|\s*\^\s*[-−]?\d"
+        r"|\s*/\s*|\s*\\cdot\s*|\s*·\s*"
+        r"|[A-Za-z]+"
+        r"|" + "|".join(re.escape(z) for z, _ in _ZH_UNITS) +
+        r"|(?:\\[,;!: ]|~|\s)(?=\\mathrm|\\text|[A-Za-z])"
+        r")+)",
+        text[pos:],
+    )
+    if not run or not run.group(1).strip():
+        zh = re.match(r"\s*\\\)\s*(" + "|".join(re.escape(z) for z, _ in _ZH_UNITS) + r")", text[pos:])
+        if zh:  # "\( 1.6 \times 10^{-19} \) 库仑": a Chinese unit word after the math
+            return dict(_ZH_UNITS)[zh.group(1)], zh.group(1), pos + zh.end()
+        return best
+    body = run.group(1)
+    offset = pos + run.start(1)
+    # cut at the first bare word that is not a unit (English prose after the number)
+    pieces = re.finditer(r"[A-Za-z]+", body)
+    cut = len(body)
+    for piece in pieces:
+        word = piece.group(0)
+        inside = body[: piece.start()].count("{") > body[: piece.start()].count("}")
+        prev = body[: piece.start()]
+        if inside or re.search(r"\\$", prev) or prev.endswith(("\\mathrm", "\\text", "\\rm")):
+            continue
+        if re.search(r"\\[A-Za-z]*$", prev):
+            continue
+        if word in ("mathrm", "text", "textrm", "rm", "operatorname", "mu", "Omega", "circ", "cdot", "prime"):
+            continue
+        stripped = word[1:] if word.startswith("u") and prev.endswith(("\\mu", "µ", "μ")) else word
+        if stripped not in _BARE_UNITS and word not in _BARE_UNITS:
+            cut = piece.start()
+            break
+    body = body[:cut]
+    for end in range(len(body), 0, -1):
+        candidate = body[:end]
+        if not candidate.strip() or candidate.rstrip().endswith(("/", "\\cdot", "^")):
+            continue
+        unit = latex_unit_to_pint(candidate)
+        if unit:
+            return unit, candidate.strip(), offset + len(candidate.rstrip())
+    return best
+
+
+def _sanitize(symbol: str) -> str:
+    s = re.sub(r"\\(?:mathrm|text|mathcal|mathbf|mathit|rm|boldsymbol|vec|bar|hat|tilde)\s*", "", symbol)
+    s = s.replace("\\prime", "p").replace("'", "p")
+    s = re.sub(r"[{}\s\\]", "", s)
+    s = re.sub(r"[^A-Za-z0-9_]", "", s)
+    s = re.sub(r"_+", "_", s).strip("_")
+    if s == "lambda":
+        s = "lam"
+    if not s or not s[0].isalpha():
+        return ""
+    return s
+
+
+_RESERVED = set(SOLUTION_FUNCTIONS) | {"answer", "Integer", "Float", "Rational", "Symbol"}
+
+
+def find_constants(question: str) -> list[Constant]:
+    """Every numeric constant of an ABench-style question, in order, with its unit and role.
+
+    Skipped: subscripts (``E_{1}``, ``x_0``), exponents (``m^{2}``, ``s^{-1}``), powers of ten
+    inside a scientific number, enumerations and indices (``Fig. 3``, ``(2)``, ``第3``,
+    ``n = 2``), ordinals (``3rd``), years (1500-2100 without unit), and the final instruction.
+    """
+    instruction = read_instruction(question)
+    body_end = instruction.start if instruction else len(question)
+    body = question[:body_end]
+    found: list[dict[str, Any]] = []
+    for match in _NUM.finditer(body):
+        start, end = match.span("num")
+        raw = match.group("num").replace("−", "-")
+        before = body[max(0, start - 80) : start]
+        after = body[end : end + 40]
+        if _SUBSCRIPT_BEFORE.search(before) or _EXPONENT_BEFORE.search(before):
+            continue
+        if any(f["start"] <= start < f["end"] for f in found):
+            continue  # inside a scientific number already read
+        if _ORDINAL_AFTER.search(after) or _INDEX_WORDS.search(before):
+            continue
+        if re.search(r"(?<!\\)\(\s*$", before) and re.match(r"\s*\)", after) and "." not in raw:
+            continue  # enumeration "(2)"
+        value_text = raw
+        scientific = False
+        num_end = end
+        try:
+            value = Decimal(raw)
+        except InvalidOperation:
+            continue
+        sci = _SCI.match(body, end)
+        if sci:
+            exponent = int((sci.group("e1") or sci.group("e2")).replace("−", "-").replace(" ", ""))
+            value = value.scaleb(exponent)
+            value_text = body[start : sci.end()]
+            num_end = sci.end()
+            scientific = True
+        elif raw in ("10", "-10"):
+            power = _POW10.match(body, end)
+            if power:
+                exponent = int((power.group("e1") or power.group("e2")).replace("−", "-").replace(" ", ""))
+                value = Decimal(1).scaleb(exponent).copy_sign(Decimal(raw))
+                value_text = body[start : power.end()]
+                num_end = power.end()
+                scientific = True
+        unit_pos = num_end
+        if start > 0 and body[start - 1] == "{" and body[num_end : num_end + 1] == "}":
+            unit_pos = num_end + 1  # "{10}\mathrm{m}"
+        unit, unit_text, _ = _unit_after(body, unit_pos)
+        symbol_match = _SYMBOL_BEFORE.search(before)
+        symbol = symbol_match.group("sym").strip() if symbol_match else None
+        if unit:
+            role: Role = "quantity"
+        else:
+            follows_letter = re.match(r"[A-Za-z]|\\(?!,|;|!|\)|\]| )", body[num_end : num_end + 2])
+            in_formula = bool(
+                _FRAC_BEFORE.search(before)
+                or re.search(r"[/*]\s*$|\\cdot\s*$|[A-Za-z)]\s*[-+]\s*$", before)
+                or re.match(r"\s*[/]", body[num_end:])
+                or follows_letter
+                or re.match(r"\s*\^", body[num_end:])
+            )
+            role = "coefficient" if follows_letter or (in_formula and not symbol) else "number"
+            if not scientific and "." not in raw and unit == "" and symbol is None:
+                if 1500 <= abs(int(value)) <= 2100 and role == "number":
+                    continue  # a year
+            if symbol is not None and _sanitize(symbol) in _INDEX_SYMBOLS and value == value.to_integral_value() and not scientific:
+                continue  # an index such as n = 2
+        found.append(dict(start=start, end=num_end, text=value_text, value=value, unit=unit,
+                          unit_text=unit_text, scientific=scientific, role=role, symbol=symbol,
+                          sig_figs=sig_figs_of(raw)))
+    constants: list[Constant] = []
+    used: set[str] = set()
+    for i, f in enumerate(found, start=1):
+        alias = f"c{i}"
+        name = _sanitize(f["symbol"]) if f["symbol"] else ""
+        if not name or name in _RESERVED or keyword.iskeyword(name) or re.fullmatch(r"c\d+", name):
+            name = alias
+        base, k = name, 2
+        while name in used:
+            name = f"{base}_{k}"
+            k += 1
+        used.add(name)
+        constants.append(Constant(name=name, alias=alias, value=f["value"], text=f["text"], start=f["start"],
+                                  end=f["end"], unit=f["unit"], unit_text=f["unit_text"], sig_figs=f["sig_figs"],
+                                  scientific=f["scientific"], role=f["role"], symbol=f["symbol"]))
+    return constants
+
+
+# --------------------------------------------------------------------------- answers and solutions
+
+def parse_written_number(text: str) -> Decimal | None:
+    """A written reference answer (``2.9 \\times 10^{-11}``, `` 500``, ``3.0e5``) as a Decimal, or None."""
+    s = text.strip().strip("$").strip()
+    s = re.sub(r"\\(?:,|;|!|\s)|\{,\}|[\u2009\u202f\u00a0]", "", s)
+    s = s.replace("−", "-").replace("×", "\\times")
+    s = re.sub(r"^([-+])\s+(?=[\d.])", r"\1", s)
+    match = re.fullmatch(r"([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)(?:[eE]([-+]?\d+))?(?:\s*(?:\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?)?", s)
+    if match:
+        value = Decimal(match.group(1))
+        for group in (2, 3):
+            if match.group(group):
+                value = value.scaleb(int(match.group(group)))
+        return value
+    match = re.fullmatch(r"10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?", s)
+    if match:
+        return Decimal(1).scaleb(int(match.group(1)))
+    return None
+
+
+_LATEX_SYMBOL_FIXES = [
+    (re.compile(r"\\(?:mathrm|text|mathcal|mathbf|mathit|operatorname)\s*\{\s*([A-Za-z]+)\s*\}"), r"\1"),
+    (re.compile(r"\\varepsilon"), r"\\epsilon"),
+]
+
+
+def _latex_steps_to_sympy(steps: Sequence[str]) -> list[str]:
+    """LaTeX equations -> SymPy step strings, symbol names sanitized like constant names."""
+    from latex2sympy2_extended import latex2sympy
+    from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+
+    config = ConversionConfig(interpret_as_mixed_fractions=False, lowercase_symbols=False)
+    out: list[str] = []
+    for i, step in enumerate(steps):
+        text = step
+        for pattern, repl in _LATEX_SYMBOL_FIXES:
+            text = pattern.sub(repl, text)
+        lhs = None
+        if text.count("=") == 1:
+            lhs, text = (part.strip() for part in text.split("="))
+        try:
+            expr = latex2sympy(text, conversion_config=config)
+        except Exception as exc:
+            raise ValueError(f"step {i}: cannot parse LaTeX {step!r}: {exc}".splitlines()[0]) from None
+        rename = {s: sympy.Symbol(_sanitize(s.name) or s.name) for s in expr.free_symbols}
+        expr = expr.xreplace(rename)
+        rhs = sympy.sstr(expr)
+        out.append(f"{_sanitize(lhs)} = {rhs}" if lhs and _sanitize(lhs) else rhs)
+    return out
+
+
+def _is_latex(steps: Sequence[str]) -> bool:
+    return any("\\" in s or re.search(r"\^\{|_\{", s) for s in steps)
+
+
+def _steps(solution: str | Sequence[str]) -> list[str]:
+    steps = [solution] if isinstance(solution, str) else list(solution)
+    if not steps or not all(isinstance(s, str) and s.strip() for s in steps):
+        raise ValueError("a solution is an expression string or a list of 'name = expression' steps")
+    return _latex_steps_to_sympy(steps) if _is_latex(steps) else [s.strip() for s in steps]
+
+
+def _symbols(constants: Sequence[Constant]) -> dict[str, sympy.Symbol]:
+    table: dict[str, sympy.Symbol] = {}
+    for c in constants:
+        sym = sympy.Symbol(c.name, real=True)
+        table[c.name] = sym
+        table.setdefault(c.alias, sym)
+        table.setdefault(c.alias[0] + "_" + c.alias[1:], sym)  # c_1, as LaTeX writes it
+    return table
+
+
+def _solution_expr(constants: Sequence[Constant], solution: str | Sequence[str]) -> sympy.Expr:
+    steps = _steps(solution)
+    expr, _ = parse_solution(steps, _symbols(constants))
+    return expr
+
+
+def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str) -> Decimal:
+    subs = {}
+    for c in constants:
+        scale, offset = unit_to_si(c.unit)
+        subs[sympy.Symbol(c.name, real=True)] = scale * sympy.Rational(str(c.value)) + offset
+    value = expr.xreplace(subs)
+    scale, offset = unit_to_si(answer_unit)
+    value = (value - offset) / scale
+    number = sympy.N(value, 30)
+    if not number.is_real or not number.is_finite:
+        raise ValueError(f"the solution gives {number}, not a real finite number")
+    return Decimal(str(number))
+
+
+def recompute(question: str, solution: str | Sequence[str]) -> tuple[Decimal | None, str]:
+    """The solution evaluated at the question's own constants, in the instruction's unit.
+
+    Returns ``(value, "")`` or ``(None, reason)``; never raises on bad input.
+    """
+    try:
+        constants = find_constants(question)
+        instruction = read_instruction(question)
+        expr = _solution_expr(constants, solution)
+        unit = instruction.unit if instruction else ""
+        return _evaluate(constants, expr, unit), ""
+    except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
+        return None, str(exc)
+
+
+def _written_precision(answer: str, value: Decimal) -> float:
+    """Relative half-unit of the last digit of a written answer (1.7 -> 0.05/1.7), a rounding allowance."""
+    mantissa = answer.strip().split("\\")[0].strip().lstrip("+-").strip()
+    try:
+        digits = Decimal(mantissa)
+    except InvalidOperation:
+        return 0.0
+    exponent = digits.as_tuple().exponent
+    if digits == 0 or not isinstance(exponent, int):
+        return 0.0
+    return float(Decimal(5).scaleb(exponent - 1) / abs(digits)) * 1.000001
+
+
+def _escape(text: str) -> str:
+    """Literal text with any accidental ``{{name}}`` broken up so it is not a placeholder."""
+    return PLACEHOLDER.sub(lambda m: "{ {" + m.group(1) + "} }", text)
+
+
+def template_from_plain(
+    question: str,
+    answer: str,
+    solution: str | Sequence[str],
+    *,
+    template_id: str = "plain_problem",
+    perturb: float = 0.3,
+    domain: str = "mechanics",
+    topic: str = "converted plain problem",
+    level: str = "first_year",
+    rel_tol: float = 0.01,
+) -> PlainConversion:
+    """Turn a plain problem into a template and check the solution against the original answer.
+
+    Perturbable constants (quantities and data numbers; not coefficients, not zeros) become
+    parameters drawn in value * (1 +/- ``perturb``), written like the original (integers stay
+    integers; otherwise the original's significant figures, at least 2). The question's own
+    instruction is kept verbatim. Never raises on bad input: a problem that cannot be
+    converted, or whose solution misses the original answer by more than ``rel_tol``, comes
+    back with ``ok=False`` and the reason.
+    """
+    constants: list[Constant] = []
+    try:
+        constants = find_constants(question)
+        instruction = read_instruction(question)
+        expected = parse_written_number(answer)
+        if expected is None:
+            return PlainConversion(False, f"the answer {answer!r} is not a number", constants)
+        expr = _solution_expr(constants, solution)
+        unit = instruction.unit if instruction else ""
+        got = _evaluate(constants, expr, unit)
+    except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
+        return PlainConversion(False, f"cannot evaluate the solution: {exc}", constants)
+    rel = float(abs(got - expected) / abs(expected)) if expected != 0 else float(abs(got))
+    if rel > max(rel_tol, _written_precision(answer, expected)):
+        return PlainConversion(
+            False,
+            f"the solution gives {float(got):.6g} at the original constants but the answer is {answer.strip()} "
+            f"(relative error {rel:.2%} > {rel_tol:.0%} and beyond the answer's written precision)",
+            constants, expected=float(expected), recomputed=float(got), rel_error=rel,
+        )
+    used = {s.name for s in expr.free_symbols}
+    params: dict[str, Any] = {}
+    consts: dict[str, Any] = {}
+    pieces: list[str] = []
+    pos = 0
+    body_end = instruction.start if instruction else len(question)
+    for c in constants:
+        if c.perturbable and c.name in used:
+            pieces.append(_escape(question[pos : c.start]))
+            pieces.append("{{" + c.name + "}}")
+            pos = c.end
+            spec: dict[str, Any] = {"value": str(c.value), "unit": c.unit, "perturb": str(perturb)}
+            integer = not c.scientific and "." not in c.text and c.value == c.value.to_integral_value()
+            if integer:
+                spec["decimals"] = 0
+                spec["value"] = str(int(c.value))
+            else:
+                spec["sig_figs"] = max(c.sig_figs, 2)
+                spec["scientific"] = c.scientific
+            params[c.name] = spec
+        elif c.name in used:
+            consts[c.name] = {"value": str(c.value), "unit": c.unit}
+    pieces.append(_escape(question[pos:body_end]))
+    text = "".join(pieces).strip()
+    data = {
+        "id": template_id, "kind": "numeric", "domain": domain, "topic": topic, "level": level,
+        "text": text, "parameters": params, "constants": consts, "solution": sympy.sstr(expr),
+        "answer": {
+            "unit": unit, "sig_figs": instruction.sig_figs if instruction and instruction.sig_figs else max(sig_figs_of(answer.strip().split("\\")[0]), 1),
+            "scientific": bool(instruction.scientific) if instruction else False,
+            **({"unit_latex": instruction.unit_latex} if instruction and instruction.unit_latex else {}),
+        },
+        "instruction": instruction.text if instruction else "",
+    }
+    warnings: list[str] = []
+    try:
+        template = template_from_dict(data, strict_dimensions=False)
+    except TemplateError as exc:
+        return PlainConversion(False, f"cannot build a template: {exc}", constants,
+                               expected=float(expected), recomputed=float(got), rel_error=rel)
+    if template.compiled is not None and getattr(template.compiled, "warnings", None):
+        warnings.extend(template.compiled.warnings)
+    if not params:
+        warnings.append("no perturbable constant is used by the solution; only variant 0 exists")
+    return PlainConversion(True, "solution reproduces the original answer", constants, template,
+                           expected=float(expected), recomputed=float(got), rel_error=rel, warnings=warnings)
