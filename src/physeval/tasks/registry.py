@@ -45,4 +45,4 @@ def _load_builtin() -> None:
         importlib.import_module(module)
 
 
-_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.scene")
+_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.bank", "physeval.tasks.scene")
