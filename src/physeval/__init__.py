@@ -18,6 +18,18 @@ _EXPORTS: dict[str, str] = {
     "Problem": "physeval.problems", "Grade": "physeval.problems", "Outcome": "physeval.problems",
     # graders
     "grade_numeric": "physeval.grading.numeric", "NumericGrade": "physeval.grading.numeric",
+    "grade_symbolic": "physeval.grading.symbolic", "grade_symbolic_many": "physeval.grading.symbolic",
+    "SymbolicGrade": "physeval.grading.symbolic", "eed": "physeval.grading.eed", "EEDResult": "physeval.grading.eed",
+    "check_dimensions": "physeval.grading.dimensions",
+    # scenes
+    "render_program": "physeval.scenes.render", "Render": "physeval.scenes.render",
+    "sample_frames": "physeval.scenes.frames", "Frame": "physeval.scenes.frames",
+    "judge_video": "physeval.scenes.judge", "JudgeVerdict": "physeval.scenes.judge",
+    # dynamic problems
+    "vary": "physeval.variation.engine", "load_template": "physeval.variation.template",
+    "bank_problems": "physeval.variation.bank", "audit_problems": "physeval.variation.audit",
+    # rewards
+    "numeric_reward": "physeval.rewards", "symbolic_reward": "physeval.rewards", "trl_reward": "physeval.rewards",
     "extract_final_answer": "physeval.answers.extract",
     # running
     "evaluate": "physeval.evaluate", "score_responses": "physeval.evaluate",
@@ -54,7 +66,18 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.answers.extract import extract_final_answer
     from physeval.cache import ResponseCache
     from physeval.evaluate import evaluate, score_responses
+    from physeval.grading.dimensions import check_dimensions
+    from physeval.grading.eed import EEDResult, eed
     from physeval.grading.numeric import NumericGrade, grade_numeric
+    from physeval.grading.symbolic import SymbolicGrade, grade_symbolic, grade_symbolic_many
+    from physeval.rewards import numeric_reward, symbolic_reward, trl_reward
+    from physeval.scenes.frames import Frame, sample_frames
+    from physeval.scenes.judge import JudgeVerdict, judge_video
+    from physeval.scenes.render import Render, render_program
+    from physeval.variation.audit import audit_problems
+    from physeval.variation.bank import bank_problems
+    from physeval.variation.engine import vary
+    from physeval.variation.template import load_template
     from physeval.metrics import Metric, pass_at_k
     from physeval.models.base import Completion, Model, ModelError
     from physeval.models.local import LocalModel

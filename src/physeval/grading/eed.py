@@ -1,0 +1,337 @@
+"""The Expression Edit Distance (EED) score of PHYBench, exact and deterministic.
+
+PHYBench (arXiv 2504.16074) gives partial credit by the edit distance between the expression
+trees of the reference and the answer. Trees are built from the *simplified* SymPy
+expressions: ``number_<value>`` for Integer, Float, Rational, pi, E, oo, -oo and I;
+``symbol_<name>``; ``operator_Add``/``operator_Mul``/``operator_Pow`` with SymPy's canonical
+argument order; ``function_<name>``. Inserting, deleting and relabelling a node costs 1
+(relabelling to an equal label 0); inserting or deleting a whole subtree of ``s`` nodes costs
+``min(s, 0.6 (s - 5) + 5)``; the distance is the extended Zhang-Shasha algorithm over ordered
+trees; ``size`` is the reference tree's node count and the score is 100 for an equivalent
+answer, else ``max(0, 60 - 100 d / size)``.
+
+Unlike the maintained pipeline nothing here depends on wall-clock time: simplification runs
+only when the expression is within an operation budget (``count_ops``), the equivalence check
+is a seeded numeric probe confirmed symbolically under a budget (see
+:mod:`physeval.grading.symbolic`), and the reference's conversion, simplification and tree
+are cached so scoring many answers against one reference is cheap. An equivalent answer needs
+no tree at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from physeval.answers.latex import COMPAT_PHYBENCH, check_compat, latex_to_sympy
+from physeval.problems import Outcome
+
+__all__ = [
+    "EEDResult",
+    "TREE_SIMPLIFY_BUDGET",
+    "eed",
+    "expression_tree",
+    "tree_distance",
+    "subtree_cost",
+]
+
+# Expressions with more operations than this are not simplified before building a tree;
+# the pipeline's analogue is a 30 s wall-clock timeout that returns the unsimplified form.
+TREE_SIMPLIFY_BUDGET = 250
+
+TOO_LONG = "too_long"
+UNSUPPORTED = "unsupported"
+
+_INITIAL_SCORE = 60.0
+_SCORING_SLOPE = 100.0
+_BAR_SIZE = 5.0
+_DISCOUNT_SLOPE = 0.6
+
+
+@dataclass(frozen=True)
+class EEDResult:
+    """The EED verdict for one (reference, answer) pair.
+
+    Attributes:
+        score: 0-100; 100 when the answer is equivalent to the reference.
+        rel_distance: ``distance / size``; 0.0 for an equivalent answer, ``None`` when no
+            distance was computed (early exit or failure).
+        size: Node count of the reference tree; ``None`` when no tree was needed or built.
+        distance: The tree edit distance; 0.0 for an equivalent answer, ``None`` when unknown.
+        equivalent: True/False, or ``None`` when undecided or not comparable.
+        outcome: ``correct``, ``wrong``, ``no_answer``, ``unparseable``, ``unsupported``,
+            ``too_long``, ``undecided`` or ``error`` (the reference itself failed).
+        reason: Why, in words.
+    """
+
+    score: float
+    rel_distance: float | None
+    size: int | None
+    distance: float | None
+    equivalent: bool | None
+    outcome: str
+    reason: str = ""
+
+
+# --------------------------------------------------------------------------------------
+# Trees
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """A tree in postorder: labels, leftmost-leaf descendants, keyroots, subtree sizes, parents."""
+
+    labels: tuple[str, ...]
+    lmd: tuple[int, ...]
+    keyroots: tuple[int, ...]
+    sizes: tuple[int, ...]
+    parents: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.labels)
+
+
+class _UnsupportedNode(ValueError):
+    pass
+
+
+def _label(expr: Any) -> str:
+    import sympy
+
+    if isinstance(expr, (sympy.Integer, sympy.Float, sympy.Rational)) or expr in (
+        sympy.pi,
+        sympy.E,
+        sympy.oo,
+        -sympy.oo,
+        sympy.I,
+    ):
+        return f"number_{expr}"
+    if isinstance(expr, sympy.Symbol):
+        return f"symbol_{expr}"
+    if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow)):
+        return f"operator_{type(expr).__name__}"
+    if isinstance(expr, sympy.Function):
+        return f"function_{expr.func.__name__}"
+    raise _UnsupportedNode(f"unsupported SymPy node {type(expr).__name__}: {expr}")
+
+
+def _is_inner(expr: Any) -> bool:
+    import sympy
+
+    return isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function))
+
+
+def expression_tree(expr: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The postorder labels and parent indices (-1 for the root) of ``expr``'s EED tree.
+
+    Raises ``ValueError`` for a node type the published tree does not define (e.g. ``zoo``).
+    """
+    tree = _build_tree(expr)
+    return tree.labels, tree.parents
+
+
+def _build_tree(expr: Any) -> _Tree:
+    """Postorder enumeration, iteratively (deep expressions must not hit the recursion limit)."""
+    labels: list[str] = []
+    lmd: list[int] = []
+    sizes: list[int] = []
+    parents: list[int] = []
+    # frames: [expr, label, next child, first postorder index, children's postorder indices]
+    stack: list[list[Any]] = [[expr, _label(expr), 0, 0, []]]
+    while stack:
+        frame = stack[-1]
+        node = frame[0]
+        args = node.args if _is_inner(node) else ()
+        if frame[2] == 0:
+            frame[3] = len(labels)
+        if frame[2] < len(args):
+            child = args[frame[2]]
+            frame[2] += 1
+            stack.append([child, _label(child), 0, 0, []])
+            continue
+        stack.pop()
+        index = len(labels)
+        for c in frame[4]:
+            parents[c] = index
+        labels.append(frame[1])
+        lmd.append(frame[3])
+        sizes.append(index + 1 - frame[3])
+        parents.append(-1)
+        if stack:
+            stack[-1][4].append(index)
+    keyroot_of: dict[int, int] = {}
+    for i, leftmost in enumerate(lmd):
+        keyroot_of[leftmost] = i  # the highest node with this leftmost leaf
+    return _Tree(tuple(labels), tuple(lmd), tuple(sorted(keyroot_of.values())), tuple(sizes), tuple(parents))
+
+
+def subtree_cost(size: int) -> float:
+    """Cost of inserting or deleting a whole subtree of ``size`` nodes: min(s, 0.6 (s - 5) + 5)."""
+    if size <= 1:
+        return 1.0
+    return min(float(size), _DISCOUNT_SLOPE * (size - _BAR_SIZE) + _BAR_SIZE)
+
+
+def _distance(a: _Tree, b: _Tree) -> float:
+    """Extended Zhang-Shasha distance (single-node and whole-subtree insert/delete)."""
+    codes: dict[str, int] = {}
+    alab = [codes.setdefault(x, len(codes)) for x in a.labels]
+    blab = [codes.setdefault(x, len(codes)) for x in b.labels]
+    al, bl = a.lmd, b.lmd
+    adel = [subtree_cost(s) for s in a.sizes]
+    bins = [subtree_cost(s) for s in b.sizes]
+    treedists = [[0.0] * b.size for _ in range(a.size)]
+    for x in a.keyroots:
+        ax = al[x]
+        rows = x - ax + 2
+        for y in b.keyroots:
+            by = bl[y]
+            cols = y - by + 2
+            fd = [[0.0] * cols for _ in range(rows)]
+            first = fd[0]
+            for j in range(by, y + 1):
+                first[j - by + 1] = first[bl[j] - by] + bins[j]
+            for i in range(ax, x + 1):
+                ii = i - ax + 1
+                ali = al[i]
+                prev = fd[ii - 1]
+                row = fd[ii]
+                left = fd[ali - ax]
+                row[0] = left[0] + adel[i]
+                dcost = adel[i]
+                lab = alab[i]
+                is_tree_i = ali == ax
+                td = treedists[i]
+                for j in range(by, y + 1):
+                    jj = j - by + 1
+                    blj = bl[j]
+                    cost = prev[jj] + 1.0
+                    t = row[jj - 1] + 1.0
+                    if t < cost:
+                        cost = t
+                    t = left[jj] + dcost
+                    if t < cost:
+                        cost = t
+                    t = row[blj - by] + bins[j]
+                    if t < cost:
+                        cost = t
+                    if is_tree_i and blj == by:
+                        t = prev[jj - 1] + (0.0 if lab == blab[j] else 1.0)
+                        if t < cost:
+                            cost = t
+                        td[j] = cost
+                    else:
+                        t = left[blj - by] + td[j]
+                        if t < cost:
+                            cost = t
+                    row[jj] = cost
+    return treedists[-1][-1]
+
+
+def tree_distance(reference: Any, answer: Any) -> float:
+    """The EED tree edit distance between two SymPy expressions (as given, not simplified)."""
+    return _distance(_build_tree(answer), _build_tree(reference))
+
+
+# --------------------------------------------------------------------------------------
+# Simplification (budgeted) and the cached reference
+# --------------------------------------------------------------------------------------
+
+
+def _simplify_budgeted(expr: Any) -> tuple[Any, bool]:
+    """``simplify`` under positive assumptions, as the pipeline does, when within budget."""
+    import sympy
+
+    try:
+        if sympy.count_ops(expr) > TREE_SIMPLIFY_BUDGET:
+            return expr, False
+        positive, back = sympy.posify(expr)
+        return sympy.simplify(positive).subs(back), True
+    except Exception:  # SymPy raising on an odd expression: keep it unsimplified
+        return expr, False
+
+
+@lru_cache(maxsize=4096)
+def _simplified_tree(latex: str, compat: str | None) -> tuple[Any, _Tree | None, str]:
+    """Simplified expression and tree of a converted LaTeX string (cached per string)."""
+    conv = latex_to_sympy(latex, compat=compat)
+    simplified, _ = _simplify_budgeted(conv.expr)
+    try:
+        return simplified, _build_tree(simplified), ""
+    except _UnsupportedNode as exc:
+        return simplified, None, str(exc)
+    except RecursionError:
+        return simplified, None, "expression too deep for a tree"
+
+
+def _early_exit(reference: str, answer: str) -> EEDResult | None:
+    if not answer or not answer.strip():
+        return EEDResult(0.0, None, None, None, None, Outcome.NO_ANSWER, "empty answer")
+    for marker in ("\\int", "\\sum"):
+        if marker in answer or marker in reference:
+            return EEDResult(0.0, None, None, None, None, UNSUPPORTED, f"{marker} is not scored")
+    if answer == reference:
+        return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical strings")
+    if len(answer) > 3 * len(reference):
+        return EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
+    return None
+
+
+def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
+    """Score ``answer`` against ``reference`` (both LaTeX) with PHYBench's EED; never raises.
+
+    ``compat="phybench"`` reproduces the maintained pipeline's preprocessing and its
+    equivalence test (structural equality after ``simplify``, ``simplify(expand(a - b)) == 0``,
+    ``a.equals(b)``), with operation budgets in place of its wall-clock timeouts.
+    """
+    check_compat(compat)
+    reference = "" if reference is None else str(reference)
+    answer = "" if answer is None else str(answer)
+    early = _early_exit(reference, answer)
+    if early is not None:
+        return early
+    ref = latex_to_sympy(reference, compat=compat)
+    if not ref.ok:
+        return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"reference: {ref.reason}")
+    ans = latex_to_sympy(answer, compat=compat)
+    if not ans.ok:
+        outcome = Outcome.UNPARSEABLE if ans.outcome != "empty" else Outcome.NO_ANSWER
+        return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
+    try:
+        return _score(reference, answer, ref.expr, ans.expr, compat)
+    except Exception as exc:  # a SymPy failure must not escape a grader
+        return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
+
+
+def _score(reference: str, answer: str, ref_expr: Any, ans_expr: Any, compat: str | None) -> EEDResult:
+    from physeval.grading.symbolic import check_equivalence, pipeline_equivalence
+
+    if compat == COMPAT_PHYBENCH:
+        ref_simple, ref_tree, ref_problem = _simplified_tree(reference, compat)
+        ans_simple, ans_tree, ans_problem = _simplified_tree(answer, compat)
+        verdict = pipeline_equivalence(ref_simple, ans_simple)
+    else:
+        verdict = check_equivalence(ref_expr, ans_expr)
+    if verdict.equivalent:
+        return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, verdict.reason)
+    if compat != COMPAT_PHYBENCH:
+        # Only a non-equivalent answer needs trees; both simplifications are cached per string.
+        ref_simple, ref_tree, ref_problem = _simplified_tree(reference, compat)
+        ans_simple, ans_tree, ans_problem = _simplified_tree(answer, compat)
+    equivalent = False if verdict.equivalent is False else None
+    outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
+    if ref_tree is None:
+        return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref_problem}")
+    if ans_tree is None:
+        return EEDResult(0.0, None, ref_tree.size, None, equivalent, outcome, f"{verdict.reason}; answer tree: {ans_problem}")
+    distance = _distance(ans_tree, ref_tree)
+    size = ref_tree.size
+    if distance == 0.0:
+        # Identical simplified trees: the pipeline scores this 100 (its equivalence checks
+        # could not see it). Report it as equivalent.
+        return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees")
+    score = max(0.0, _INITIAL_SCORE - _SCORING_SLOPE * distance / size)
+    return EEDResult(score, distance / size, size, distance, equivalent, outcome, verdict.reason)

@@ -1,0 +1,133 @@
+"""Symbolic tasks: ``phybench`` (PHYBench, arXiv 2504.16074) and ``bank-symbolic``.
+
+The model ends with one LaTeX expression; graded by equivalence (numeric probe, then
+budgeted simplification: never wall-clock) and the EED score. Grading runs in a process
+pool (SymPy holds the GIL), with results identical to serial grading.
+
+Data for ``phybench``: ``--data`` PHYBench-fullques_v1.json (or its folder), or
+``--data hf:Eureka-Lab/PHYBench`` when online. Public source: Hugging Face
+``Eureka-Lab/PHYBench`` (MIT); physeval ships no copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+from typing import Any, ClassVar, Sequence
+
+from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
+from physeval.metrics import Metric, SampleOutcome, breakdown_metrics, dynamic_metrics, mean_score_metric
+from physeval.problems import Problem
+from physeval.tasks.base import GradeContext, Task, TaskError
+from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
+from physeval.tasks.registry import register_task
+from physeval.variation.bank import bank_problems
+
+__all__ = ["SymbolicTask", "PhyBench", "BankSymbolic", "PHYBENCH_PROMPT"]
+
+PHYBENCH_PROMPT = (
+    "Please read the following question and provide a step-by-step solution. Put your final answer, "
+    "which must be a readable latex formula, in a structure \\boxed{}.\n\nQuestion: {question}\n\nAnswer:"
+)
+
+_POOL: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def _grading_pool() -> concurrent.futures.ProcessPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        workers = int(os.environ.get("PHYSEVAL_GRADING_PROCESSES") or os.cpu_count() or 1)
+        _POOL = concurrent.futures.ProcessPoolExecutor(max_workers=max(1, workers),
+                                                       mp_context=multiprocessing.get_context("spawn"))
+    return _POOL
+
+
+def _grade_job(response: str, reference: str, box: str, compat: str | None,
+               dimensions: dict[str, str] | None) -> SymbolicGrade:
+    return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions)
+
+
+class SymbolicTask(Task):
+    """A task whose answers are one LaTeX expression.
+
+    Options: ``box`` (``first``, as published), ``compat`` (None or ``phybench``),
+    ``grading_processes`` (0 grades in this process; default: a pool of one per core).
+    """
+
+    track = "symbolic"
+    breakdowns: ClassVar[tuple[str, ...]] = ("tag",)
+    default_prompt = PHYBENCH_PROMPT
+
+    def grade(self, problem: Problem, response: str) -> SymbolicGrade:
+        """Equivalence and EED against the reference, with a dimension check when declared."""
+        grade = _grade_job(response, problem.answer, self.options.get("box") or "first",
+                           self.options.get("compat"), problem.meta.get("dimensions"))
+        return _with_key(grade)
+
+    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
+        """Grade in the process pool so the event loop (and other gradings) keep moving."""
+        if self.options.get("grading_processes") == 0:
+            return self.grade(problem, response)
+        loop = asyncio.get_running_loop()
+        grade = await loop.run_in_executor(_grading_pool(), _grade_job, response, problem.answer,
+                                           self.options.get("box") or "first", self.options.get("compat"),
+                                           problem.meta.get("dimensions"))
+        return _with_key(grade)
+
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+        """accuracy, eed_mean (0-100), pass@K and maj@K; per tag; dynamic metrics for variants."""
+        metrics = super().metrics(outcomes)
+        metrics.update(mean_score_metric(outcomes, "eed_mean", scale=100.0))
+        for key in self.breakdowns:
+            metrics.update(breakdown_metrics(outcomes, key, lambda o: mean_score_metric(o, "eed_mean", scale=100.0)))
+        if self.dynamic:
+            metrics.update(dynamic_metrics(outcomes))
+        return metrics
+
+
+def _with_key(grade: SymbolicGrade) -> SymbolicGrade:
+    """maj@K classes: every equivalent answer is one class; other answers by their text."""
+    if grade.equivalent:
+        key = "=reference"
+    elif grade.extracted is not None:
+        key = "".join(grade.extracted.split())
+    else:
+        key = None
+    return dataclasses.replace(grade, answer_key=key)
+
+
+@register_task
+class PhyBench(SymbolicTask):
+    """PHYBench's 100 public problems with answers (``PHYBench-fullques_v1.json``)."""
+
+    name = "phybench"
+    description = "PHYBench: 100 symbolic problems, accuracy + EED (--data PHYBench-fullques_v1.json)"
+
+    def load(self) -> list[Problem]:
+        if self.data is None:
+            raise TaskError("phybench needs --data: PHYBench-fullques_v1.json or its folder "
+                            "(Hugging Face Eureka-Lab/PHYBench), or hf:Eureka-Lab/PHYBench when online")
+        text = str(self.data)
+        if text.startswith("hf:"):
+            return load_phybench_hf(text[3:])
+        return load_phybench(self.data)
+
+
+@register_task
+class BankSymbolic(SymbolicTask):
+    """physeval's original symbolic templates; templates with structure parameters vary."""
+
+    name = "bank-symbolic"
+    description = "physeval's original symbolic bank: 34 templates, accuracy + EED + dimension check, offline"
+    breakdowns = ("domain", "level")
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.dynamic = int(self.options.get("variants") or 1) > 1
+
+    def load(self) -> list[Problem]:
+        return bank_problems("symbolic", variants=int(self.options.get("variants") or 1),
+                             seed=int(self.options.get("seed") or 0))
