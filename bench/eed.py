@@ -25,7 +25,9 @@ import time
 from pathlib import Path
 
 from physeval.answers.latex import latex_to_sympy, strip_to_rhs
-from physeval.grading import eed as eed_module
+import importlib
+
+eed_module = importlib.import_module("physeval.grading.eed")  # the module; physeval.grading.eed is also the function
 from physeval.grading.eed import eed
 
 _DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "phybench"
