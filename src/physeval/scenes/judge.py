@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from physeval.answers.extract import strip_reasoning
+from physeval.models.base import Model
 from physeval.problems import Grade, Outcome
 from physeval.scenes.data import VerificationQuestion
 
@@ -94,25 +95,8 @@ class FrameLike(Protocol):
         ...
 
 
-@runtime_checkable
-class JudgeModel(Protocol):
-    """The part of ``physeval.models.Model`` a judge uses."""
-
-    name: str
-
-    async def generate(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        n: int = 1,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-    ) -> list[Any]:
-        """Return completions (objects with ``.text``, ``.usage``, ``.latency_s``...)."""
-        ...
+JudgeModel = Model
+"""Judges are ordinary models: anything that implements :class:`physeval.models.Model`."""
 
 
 @dataclass(frozen=True)
