@@ -81,3 +81,11 @@ def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
             main([name, "--help"])
         assert exit_info.value.code == 0
         assert "usage: physeval" in capsys.readouterr().out
+
+
+def test_missing_data_is_one_clear_line_and_leaves_no_run_dir(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "never"
+    assert main(["run", "abench-a", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--out", str(out), "--no-progress"]) == 2
+    assert "Phy_A_fixed_400.csv" in capsys.readouterr().err and not out.exists()

@@ -209,6 +209,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_connections=ns.max_connections or 16, limit=ns.limit, use_cache=not ns.no_cache,
         retry_errors=bool(ns.retry_errors),
     )
+    from physeval.tasks.registry import get_task
+
+    task_obj = get_task(task, **_task_options(ns))
+    problems = task_obj.load()  # fail here, before a run directory exists, if the data is missing
+    if getattr(task_obj, "load_report", None):
+        _console.print(task_obj.load_report)
     run_dir = run_dir or default_run_dir(task, model)
     invocation = {k: v for k, v in merged.items() if k not in ("resume", "out", "no_progress", "retry_errors")}
     invocation.update(task=task, model=model)
@@ -216,9 +222,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         store.set_meta("invocation", invocation)
     _console.print(f"[bold]physeval[/] run [cyan]{task}[/] on [cyan]{model}[/] -> {run_dir}")
     try:
-        summary, result = evaluate(task, model, run_dir=run_dir, config=config, base_url=ns.base_url,
+        summary, result = evaluate(task_obj, model, run_dir=run_dir, config=config, base_url=ns.base_url,
                                    api_key=ns.api_key, request_timeout=ns.timeout or 600.0,
-                                   max_attempts=ns.max_attempts or 5, task_options=_task_options(ns),
+                                   max_attempts=ns.max_attempts or 5, problems=problems,
                                    show_progress=not ns.no_progress and sys.stderr.isatty())
     except KeyboardInterrupt:
         _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "

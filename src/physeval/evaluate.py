@@ -48,11 +48,13 @@ def evaluate(
     request_timeout: float = 600.0,
     max_attempts: int = 5,
     task_options: dict[str, Any] | None = None,
+    problems: list[Problem] | None = None,
     show_progress: bool = True,
 ) -> tuple[dict[str, Any], RunResult]:
     """Run ``task`` on ``model`` and return ``(summary, run_result)``.
 
     An existing ``run_dir`` is resumed: finished rows are kept and only the rest is asked for.
+    ``problems`` skips loading when the caller already has the task's problems.
     """
     config = config or RunConfig()
     task_obj = task if isinstance(task, Task) else get_task(task, **(task_options or {}))
@@ -60,6 +62,9 @@ def evaluate(
     model_obj = model if not isinstance(model, (str, type(None))) else model_from_spec(
         model, base_url=base_url, api_key=api_key, timeout=request_timeout, max_attempts=max_attempts)
     model_label = model or DEFAULT_MODEL if isinstance(model, (str, type(None))) else model_name
+    if problems is None:
+        problems = task_obj.load()  # before anything is written: a task that cannot load leaves no run dir
+        _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, str(model_label))
     store = RunStore(run_dir)
     previous_task = store.get_meta("task")
@@ -69,8 +74,6 @@ def evaluate(
     store.set_meta("model", str(model_label))
     store.set_meta("config", config.to_dict())
     store.close()
-    problems = task_obj.load()
-    _report_load(task_obj)
     result = asyncio.run(run_task(task_obj, model_obj, run_dir, config, problems=problems,
                                   show_progress=show_progress))
     summary = summarize_run(task_obj, run_dir, model=str(model_label), config=config.to_dict())
