@@ -23,6 +23,11 @@ original (digit-group commas, ``3.0E+05``), the original's rejection is reproduc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numeric.py imports this module; the type is only named here
+    from physeval.grading.numeric import NumericGrade
+
 import math
 import re
 from functools import lru_cache
@@ -150,7 +155,8 @@ def abench_value(latex: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def grade_abench_compat(response: str, reference: str, question: str = "", *, rel_tol: float = 0.01):  # type: ignore[no-untyped-def]
+def grade_abench_compat(response: str, reference: str, question: str = "", *,
+                        rel_tol: float = 0.01) -> NumericGrade:
     """The official evaluator's verdict on ``response`` as a :class:`NumericGrade`."""
     from physeval.answers.units import required_format
     from physeval.grading.numeric import NumericGrade
