@@ -480,26 +480,12 @@ def template_from_dict(data: Mapping[str, Any], *, path: str | None = None, stri
     elif kind == "numeric" and not data.get("instruction") and any(m in text for m in _SUFFIX_MARKERS):
         errors.add("text", "do not write the '(Results should be expressed ...)' instruction; the engine appends it from answer:")
 
-    params: list[Parameter] = []
-    raw_params = data.get("parameters", {}) or {}
-    if not isinstance(raw_params, dict):
-        errors.add("parameters", "expected a mapping name -> {value, unit, sig_figs|decimals, rule}")
-        raw_params = {}
-    for name, raw in raw_params.items():
-        if _check_name(name, f"parameters.{name}", errors):
-            param = _parameter(name, raw, kind, errors)
-            if param is not None:
-                params.append(param)
-    constants: list[Constant] = []
-    raw_consts = data.get("constants", {}) or {}
-    if not isinstance(raw_consts, dict):
-        errors.add("constants", "expected a mapping name -> built-in name or {value, unit}")
-        raw_consts = {}
-    for name, raw in raw_consts.items():
-        if _check_name(name, f"constants.{name}", errors):
-            const = _constant(name, raw, errors)
-            if const is not None:
-                constants.append(const)
+    params: list[Parameter] = _named_entries(
+        data, "parameters", "expected a mapping name -> {value, unit, sig_figs|decimals, rule}", errors,
+        lambda name, raw: _parameter(name, raw, kind, errors))
+    constants: list[Constant] = _named_entries(
+        data, "constants", "expected a mapping name -> built-in name or {value, unit}", errors,
+        lambda name, raw: _constant(name, raw, errors))
     symbols: list[SymbolSpec] = []
     raw_syms = data.get("symbols", {}) or {}
     if kind == "numeric" and raw_syms:
@@ -551,6 +537,22 @@ def template_from_dict(data: Mapping[str, Any], *, path: str | None = None, stri
     compiled = compile_template(template)
     object.__setattr__(template, "compiled", compiled)
     return template
+
+
+def _named_entries(data: Mapping[str, Any], key: str, hint: str, errors: Any,
+                   build: Any) -> list[Any]:
+    """Validate a ``name -> entry`` mapping field and build each entry whose name is valid."""
+    raw_entries = data.get(key, {}) or {}
+    if not isinstance(raw_entries, dict):
+        errors.add(key, hint)
+        return []
+    built = []
+    for name, raw in raw_entries.items():
+        if _check_name(name, f"{key}.{name}", errors):
+            entry = build(name, raw)
+            if entry is not None:
+                built.append(entry)
+    return built
 
 
 def load_template(source: str | Path | Mapping[str, Any]) -> Template:
