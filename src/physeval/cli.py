@@ -176,7 +176,7 @@ def _add_scene_commands(sub: Any) -> None:
     agreement.set_defaults(func=_cmd_agreement)
 
 
-def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any], dict[str, Any]]:
+def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any]]:
     """Merge explicit flags over a resumed run's stored invocation over defaults."""
     from physeval.evaluate import DEFAULT_MODEL, DEFAULT_TASK
     from physeval.store import RunStore
@@ -192,7 +192,7 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
     merged = {**stored, **{k: v for k, v in explicit.items() if v is not False}}
     task = merged.get("task") or DEFAULT_TASK
     model = merged.get("model") or DEFAULT_MODEL
-    return task, model, run_dir, merged, stored
+    return task, model, run_dir, merged
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -201,7 +201,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from physeval.runner import RunConfig
     from physeval.store import RunStore
 
-    task, model, run_dir, merged, stored = _resolve_run(args)
+    task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
     config = RunConfig(
         samples=ns.samples or 1, temperature=ns.temperature if ns.temperature is not None else 0.0,

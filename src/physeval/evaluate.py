@@ -58,10 +58,12 @@ def evaluate(
     """
     config = config or RunConfig()
     task_obj = task if isinstance(task, Task) else get_task(task, **(task_options or {}))
-    model_name = model if isinstance(model, str) else getattr(model, "name", "model")
-    model_obj = model if not isinstance(model, (str, type(None))) else model_from_spec(
-        model, base_url=base_url, api_key=api_key, timeout=request_timeout, max_attempts=max_attempts)
-    model_label = model or DEFAULT_MODEL if isinstance(model, (str, type(None))) else model_name
+    if model is None or isinstance(model, str):
+        model_label = model or DEFAULT_MODEL
+        model_obj = model_from_spec(model_label, base_url=base_url, api_key=api_key, timeout=request_timeout,
+                                    max_attempts=max_attempts)
+    else:
+        model_label, model_obj = getattr(model, "name", "model"), model
     if problems is None:
         problems = task_obj.load()  # before anything is written: a task that cannot load leaves no run dir
         _report_load(task_obj)

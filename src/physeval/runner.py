@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -71,7 +71,6 @@ class RunResult:
     skipped: int = 0
     errors_now: int = 0
     interrupted: bool = False
-    problems: list[Problem] = field(default_factory=list)
 
 
 def select_problems(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
@@ -112,8 +111,9 @@ async def run_task(
     store.set_meta("planned", {"problems": len({p.id for p in chosen}), "samples": len(items)})
     done = store.keys() if not config.retry_errors else store.keys(status="answered")
     todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in done]
-    result = RunResult(run_dir=run_dir, planned=len(items), skipped=len(items) - len(todo), problems=chosen)
-    if config.use_cache and cache is None:
+    result = RunResult(run_dir=run_dir, planned=len(items), skipped=len(items) - len(todo))
+    owns_cache = config.use_cache and cache is None
+    if owns_cache:
         cache = ResponseCache()
     elif not config.use_cache:
         cache = None
@@ -169,7 +169,7 @@ async def run_task(
         raise
     finally:
         store.close()
-        if cache is not None and config.use_cache:
+        if owns_cache and cache is not None:
             cache.close()
     return result
 
