@@ -26,6 +26,7 @@ The public functions never raise on bad input: :func:`latex_to_sympy` returns a
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -565,8 +566,21 @@ def normalize_latex(latex: str, *, compat: str | None = None) -> str:
     return _stage2(_stage1(latex))
 
 
-@lru_cache(maxsize=1)
+_CONFIGS: tuple[Any, Any] | None = None
+_CONFIGS_LOCK = threading.Lock()
+
+
 def _configs() -> tuple[Any, Any]:
+    """The parser's two config objects, built once under a lock (thread-safe)."""
+    global _CONFIGS
+    if _CONFIGS is None:
+        with _CONFIGS_LOCK:
+            if _CONFIGS is None:
+                _CONFIGS = _build_configs()
+    return _CONFIGS
+
+
+def _build_configs() -> tuple[Any, Any]:
     from latex2sympy2_extended.latex2sympy2 import ConversionConfig
     from latex2sympy2_extended.math_normalization import NormalizationConfig
 
