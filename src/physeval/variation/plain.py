@@ -16,13 +16,15 @@ constant is also ``c1``, ``c2``, ... in order of appearance. Solutions see SI va
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import sympy
 
+from .constants import BUILTIN_CONSTANTS
 from .engine import Variant, vary
 from .solution import SOLUTION_FUNCTIONS, parse_solution
 from .template import PLACEHOLDER, Template, TemplateError, template_from_dict
@@ -439,25 +441,75 @@ def _steps(solution: str | Sequence[str]) -> list[str]:
     return _latex_steps_to_sympy(steps) if _is_latex(steps) else [s.strip() for s in steps]
 
 
-def _symbols(constants: Sequence[Constant]) -> dict[str, sympy.Symbol]:
+@dataclass(frozen=True)
+class _Fixed:
+    """A physical constant the solution uses by name but the question does not state (``g``, ``h``)."""
+
+    name: str
+    value: Decimal
+    unit: str
+    builtin: str | None = None
+
+
+def _physical_constants(spec: Mapping[str, str] | None, found: Sequence[Constant]) -> list[_Fixed]:
+    """Parse ``{name: "VALUE UNIT" | builtin name}``; ValueError naming the bad entry."""
+    out: list[_Fixed] = []
+    taken = {c.name for c in found} | {c.alias for c in found}
+    for name, raw in (spec or {}).items():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) or name in _RESERVED \
+                or keyword.iskeyword(name):
+            raise ValueError(f"constants: {name!r} is not a usable name (an identifier, not a function)")
+        if name in taken:
+            raise ValueError(f"constants.{name}: the question itself has a constant called {name!r}")
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValueError(f"constants.{name}: expected 'VALUE UNIT' or a built-in name, got {raw!r}")
+        text = raw.strip()
+        if text in BUILTIN_CONSTANTS:
+            value, unit = BUILTIN_CONSTANTS[text]
+            out.append(_Fixed(name, Decimal(value), unit, text))
+            continue
+        number, _, unit = text.partition(" ")
+        try:
+            value = Decimal(number)
+        except InvalidOperation:
+            raise ValueError(f"constants.{name}: {raw!r} is neither 'VALUE UNIT' nor one of "
+                             f"{', '.join(sorted(BUILTIN_CONSTANTS))}") from None
+        unit = unit.strip().replace("^", "**")
+        try:
+            unit_to_si(unit)
+            unit_dimension(unit)
+        except UnitError as exc:
+            raise ValueError(f"constants.{name}: {exc}") from None
+        out.append(_Fixed(name, value, unit))
+    return out
+
+
+def _symbols(constants: Sequence[Constant], fixed: Sequence[_Fixed] = ()) -> dict[str, sympy.Symbol]:
     table: dict[str, sympy.Symbol] = {}
     for c in constants:
         sym = sympy.Symbol(c.name, real=True)
         table[c.name] = sym
         table.setdefault(c.alias, sym)
         table.setdefault(c.alias[0] + "_" + c.alias[1:], sym)  # c_1, as LaTeX writes it
+    for f in fixed:
+        table[f.name] = sympy.Symbol(f.name, real=True)
     return table
 
 
-def _solution_expr(constants: Sequence[Constant], solution: str | Sequence[str]) -> sympy.Expr:
-    steps = _steps(solution)
-    expr, _ = parse_solution(steps, _symbols(constants))
-    return expr
+def _solution_parts(constants: Sequence[Constant], solution: str | Sequence[str],
+                    fixed: Sequence[_Fixed] = ()) -> tuple[sympy.Expr, dict[str, sympy.Expr]]:
+    return parse_solution(_steps(solution), _symbols(constants, fixed))
 
 
-def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str) -> Decimal:
+def _solution_expr(constants: Sequence[Constant], solution: str | Sequence[str],
+                   fixed: Sequence[_Fixed] = ()) -> sympy.Expr:
+    return _solution_parts(constants, solution, fixed)[0]
+
+
+def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str,
+              fixed: Sequence[_Fixed] = ()) -> Decimal:
     subs = {}
-    for c in constants:
+    for c in [*constants, *fixed]:
         scale, offset = unit_to_si(c.unit)
         subs[sympy.Symbol(c.name, real=True)] = scale * sympy.Rational(str(c.value)) + offset
     value = expr.xreplace(subs)
@@ -469,17 +521,21 @@ def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str)
     return Decimal(str(number))
 
 
-def recompute(question: str, solution: str | Sequence[str]) -> tuple[Decimal | None, str]:
+def recompute(question: str, solution: str | Sequence[str], *,
+              constants: Mapping[str, str] | None = None) -> tuple[Decimal | None, str]:
     """The solution evaluated at the question's own constants, in the instruction's unit.
 
+    ``constants`` names physical constants the question does not state (``{"g": "9.8 m/s^2"}``,
+    ``{"h": "planck_constant"}``), as in :func:`template_from_plain`.
     Returns ``(value, "")`` or ``(None, reason)``; never raises on bad input.
     """
     try:
-        constants = find_constants(question)
+        found = find_constants(question)
         instruction = read_instruction(question)
-        expr = _solution_expr(constants, solution)
+        fixed = _physical_constants(constants, found)
+        expr = _solution_expr(found, solution, fixed)
         unit = instruction.unit if instruction else ""
-        return _evaluate(constants, expr, unit), ""
+        return _evaluate(found, expr, unit, fixed), ""
     except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
         return None, str(exc)
 
@@ -502,6 +558,44 @@ def _escape(text: str) -> str:
     return PLACEHOLDER.sub(lambda m: "{ {" + m.group(1) + "} }", text)
 
 
+def _resolve(names: Sequence[str] | Mapping[str, Any], constants: Sequence[Constant], option: str) -> dict[str, Any]:
+    """Option keys given by name or alias -> the constant's name (ValueError for an unknown key)."""
+    by_key = {c.name: c.name for c in constants} | {c.alias: c.name for c in constants}
+    items = names.items() if isinstance(names, Mapping) else ((n, None) for n in names)
+    out: dict[str, Any] = {}
+    for key, value in items:
+        if key not in by_key:
+            raise ValueError(f"{option}: {key!r} names no constant of the question "
+                             f"(found: {', '.join(c.name for c in constants) or 'none'})")
+        out[by_key[key]] = value
+    return out
+
+
+def _bounds(raw: Any, where: str) -> tuple[Decimal | None, Decimal | None]:
+    """``[low, high]`` (either may be None) as Decimals; ValueError naming ``where``."""
+    if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+        raise ValueError(f"{where}: expected [low, high] in SI units, got {raw!r}")
+    out: list[Decimal | None] = []
+    for bound in raw:
+        if bound is None:
+            out.append(None)
+            continue
+        try:
+            out.append(Decimal(str(bound).strip()))
+        except InvalidOperation:
+            raise ValueError(f"{where}: {bound!r} is not a number") from None
+    low, high = out
+    if low is not None and high is not None and not low < high:
+        raise ValueError(f"{where}: low {low} must be below high {high}")
+    return low, high
+
+
+def _in_unit(si: Decimal, unit: str) -> Decimal:
+    """An SI value expressed in ``unit`` (exact to 28 digits)."""
+    scale, offset = unit_to_si(unit)
+    return Decimal(str(sympy.N((sympy.Rational(str(si)) - offset) / scale, 28)))
+
+
 def template_from_plain(
     question: str,
     answer: str,
@@ -513,6 +607,10 @@ def template_from_plain(
     topic: str = "converted plain problem",
     level: str = "first_year",
     rel_tol: float = 0.01,
+    constants: Mapping[str, str] | None = None,
+    ranges: Mapping[str, Sequence[Any]] | None = None,
+    integers: Sequence[str] = (),
+    fixed: Sequence[str] = (),
 ) -> PlainConversion:
     """Turn a plain problem into a template and check the solution against the original answer.
 
@@ -522,26 +620,46 @@ def template_from_plain(
     instruction is kept verbatim. Never raises on bad input: a problem that cannot be
     converted, or whose solution misses the original answer by more than ``rel_tol``, comes
     back with ``ok=False`` and the reason.
+
+    Options (absent = the behaviour above):
+
+    * ``constants``: physical constants the question expects but does not state, by name:
+      ``{"g": "9.8 m/s^2", "h": "planck_constant"}`` ("VALUE UNIT" or a name of
+      :data:`BUILTIN_CONSTANTS`); the solution uses them like the question's constants; never varied.
+    * ``ranges``: SI bounds ``{name: [low, high]}`` (either may be None). For a parameter the
+      perturbation interval is narrowed to the bounds; for an intermediate step name of the
+      solution, or ``answer``, the bounds become constraints of the template (redrawn when broken).
+      Bounds that exclude the question's own value are an error.
+    * ``integers``: parameters drawn as integers, uniformly within value +/- max(1, perturb * value)
+      (and the bounds; positive counts stay at least 1). Their written value must be an integer.
+    * ``fixed``: constants of the question kept as written (a stated ``e = 1.6e-19 C`` or ``g``).
+
+    Option keys may be a constant's name or its alias (``c3``).
     """
-    constants: list[Constant] = []
+    found: list[Constant] = []
     try:
-        constants = find_constants(question)
+        found = find_constants(question)
         instruction = read_instruction(question)
         expected = parse_written_number(answer)
         if expected is None:
-            return PlainConversion(False, f"the answer {answer!r} is not a number", constants)
-        expr = _solution_expr(constants, solution)
+            return PlainConversion(False, f"the answer {answer!r} is not a number", found)
+        physical = _physical_constants(constants, found)
+        expr, defs = _solution_parts(found, solution, physical)
         unit = instruction.unit if instruction else ""
-        got = _evaluate(constants, expr, unit)
+        got = _evaluate(found, expr, unit, physical)
+        range_of = _resolve({k: v for k, v in (ranges or {}).items() if k not in defs and k != "answer"}, found, "ranges")
+        derived_ranges = {k: v for k, v in (ranges or {}).items() if k in defs or k == "answer"}
+        integer_names = set(_resolve(list(integers), found, "integers"))
+        fixed_names = set(_resolve(list(fixed), found, "fixed"))
     except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
-        return PlainConversion(False, f"cannot evaluate the solution: {exc}", constants)
+        return PlainConversion(False, f"cannot evaluate the solution: {exc}", found)
     rel = float(abs(got - expected) / abs(expected)) if expected != 0 else float(abs(got))
     if rel > max(rel_tol, _written_precision(answer, expected)):
         return PlainConversion(
             False,
             f"the solution gives {float(got):.6g} at the original constants but the answer is {answer.strip()} "
             f"(relative error {rel:.2%} > {rel_tol:.0%} and beyond the answer's written precision)",
-            constants, expected=float(expected), recomputed=float(got), rel_error=rel,
+            found, expected=float(expected), recomputed=float(got), rel_error=rel,
         )
     used = {s.name for s in expr.free_symbols}
     params: dict[str, Any] = {}
@@ -549,27 +667,81 @@ def template_from_plain(
     pieces: list[str] = []
     pos = 0
     body_end = instruction.start if instruction else len(question)
-    for c in constants:
-        if c.perturbable and c.name in used:
+
+    def flagged(reason: str) -> PlainConversion:
+        return PlainConversion(False, reason, found, expected=float(expected), recomputed=float(got), rel_error=rel)
+
+    unused = sorted((set(range_of) | integer_names | fixed_names) - used)
+    if unused:
+        return flagged(f"ranges/integers/fixed name {', '.join(unused)}, which the solution does not use")
+    for c in found:
+        if c.perturbable and c.name in used and c.name not in fixed_names:
             pieces.append(_escape(question[pos : c.start]))
             pieces.append("{{" + c.name + "}}")
             pos = c.end
             spec: dict[str, Any] = {"value": str(c.value), "unit": c.unit, "perturb": str(perturb)}
             integer = not c.scientific and "." not in c.text and c.value == c.value.to_integral_value()
+            if c.name in integer_names:
+                if c.value != c.value.to_integral_value():
+                    return flagged(f"integers: {c.name} is written {c.text}, not an integer")
+                integer = True
             if integer:
                 spec["decimals"] = 0
                 spec["value"] = str(int(c.value))
             else:
                 spec["sig_figs"] = max(c.sig_figs, 2)
                 spec["scientific"] = c.scientific
+            if c.name in range_of or c.name in integer_names:
+                value = Decimal(spec["value"])
+                width = abs(value) * Decimal(str(perturb))
+                if c.name in integer_names:
+                    width = max(Decimal(1), width.to_integral_value())
+                low, high = value - width, value + width
+                if c.name in integer_names and value > 0:
+                    low = max(low, Decimal(1))
+                if c.name in range_of:
+                    try:
+                        si_low, si_high = _bounds(range_of[c.name], f"ranges.{c.name}")
+                    except ValueError as exc:
+                        return flagged(str(exc))
+                    lo = _in_unit(si_low, c.unit) if si_low is not None else None
+                    hi = _in_unit(si_high, c.unit) if si_high is not None else None
+                    if unit_to_si(c.unit)[0] < 0:
+                        lo, hi = hi, lo
+                    if (lo is not None and value < lo * (1 - Decimal("1e-20"))) or \
+                            (hi is not None and value > hi * (1 + Decimal("1e-20"))):
+                        return flagged(f"ranges.{c.name}: the question's own value {c.text} {c.unit} lies outside "
+                                       f"{list(range_of[c.name])} (SI)")
+                    low = max(low, min(lo, value)) if lo is not None else low
+                    high = min(high, max(hi, value)) if hi is not None else high
+                if c.name in integer_names:
+                    low, high = Decimal(math.ceil(low)), Decimal(math.floor(high))
+                del spec["perturb"]
+                if low < high:
+                    spec["range"] = [str(low), str(high)]
+                else:
+                    spec["fixed"] = True
             params[c.name] = spec
         elif c.name in used:
             consts[c.name] = {"value": str(c.value), "unit": c.unit}
+    for f in physical:
+        if f.name in used:
+            consts[f.name] = f.builtin or {"value": str(f.value), "unit": f.unit}
+    constraints: list[str] = []
+    for name, raw in derived_ranges.items():
+        try:
+            low, high = _bounds(raw, f"ranges.{name}")
+        except ValueError as exc:
+            return flagged(str(exc))
+        target = "answer" if name == "answer" and name not in defs else f"({sympy.sstr(defs[name])})"
+        constraints += [f"{target} >= {low}"] if low is not None else []
+        constraints += [f"{target} <= {high}"] if high is not None else []
     pieces.append(_escape(question[pos:body_end]))
     text = "".join(pieces).strip()
     data = {
         "id": template_id, "kind": "numeric", "domain": domain, "topic": topic, "level": level,
-        "text": text, "parameters": params, "constants": consts, "solution": sympy.sstr(expr),
+        "text": text, "parameters": params, "constants": consts, "constraints": constraints,
+        "solution": sympy.sstr(expr),
         "answer": {
             "unit": unit, "sig_figs": instruction.sig_figs if instruction and instruction.sig_figs else max(sig_figs_of(answer.strip().split("\\")[0]), 1),
             "scientific": bool(instruction.scientific) if instruction else False,
@@ -581,11 +753,10 @@ def template_from_plain(
     try:
         template = template_from_dict(data, strict_dimensions=False)
     except TemplateError as exc:
-        return PlainConversion(False, f"cannot build a template: {exc}", constants,
-                               expected=float(expected), recomputed=float(got), rel_error=rel)
+        return flagged(f"cannot build a template: {exc}")
     if template.compiled is not None and getattr(template.compiled, "warnings", None):
         warnings.extend(template.compiled.warnings)
-    if not params:
+    if not any(p.varies for p in template.parameters):
         warnings.append("no perturbable constant is used by the solution; only variant 0 exists")
-    return PlainConversion(True, "solution reproduces the original answer", constants, template,
+    return PlainConversion(True, "solution reproduces the original answer", found, template,
                            expected=float(expected), recomputed=float(got), rel_error=rel, warnings=warnings)

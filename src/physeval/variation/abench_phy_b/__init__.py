@@ -1,0 +1,330 @@
+"""Solutions for the 100 ABench Phy_B problems: load them, and check them against the released variants.
+
+Why: ABench-Physics' Phy_B set is "dynamic", but its variant engine was never released; only four
+fixed variants per problem are public, and some of their answers are wrong. Each ``solutions_*.yaml``
+beside this module holds, per problem ``mid``, a formula over the constant names that
+:func:`physeval.variation.find_constants` reads from the question (never the question text: the data
+is read from ``--data`` at run time), the physical constants it expects, per-parameter ranges that
+keep the problem physical, and the outcome of checking it against the four released variants.
+
+Entry fields (a mapping under the mid, as a string)::
+
+    status: varied | static
+    solution: "2*pi*A/v_m"          # or a list of "name = expression" steps; SI values
+    constants: {g: "9.8 m/s^2"}     # physical constants by name ("VALUE UNIT" or a BUILTIN_CONSTANTS name)
+    ranges: {A: [0.01, 0.1]}        # SI bounds per parameter, step name or answer (either bound may be null)
+    integers: []                    # parameters drawn as integers
+    fixed: []                       # constants of the question kept as written (a stated e or g)
+    confirmed: ["0", "1", "2", "3"] # released variants the formula reproduces
+    dataset_errors: {"2": {stated: "46.25", recomputed: "48.75", reason: "..."}}
+    static_reason: ""               # why a static problem cannot be varied honestly
+    notes: ""
+
+:func:`load_phy_b_solutions` reads and validates every file; :func:`check_solution` recomputes one
+problem's released variants; :func:`convert_variant` gives the template of one released variant.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "DatasetError",
+    "PhyBSolution",
+    "PhyBSolutionError",
+    "SolutionReport",
+    "VariantCheck",
+    "check_solution",
+    "convert_variant",
+    "load_phy_b_solutions",
+    "phy_b_rows",
+]
+
+_HERE = Path(__file__).resolve().parent
+_FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "confirmed", "dataset_errors",
+           "static_reason", "notes"}
+_SUBIDS = ("0", "1", "2", "3")
+
+
+class PhyBSolutionError(ValueError):
+    """A malformed solutions file or entry; the message names the file, the mid and the field."""
+
+
+@dataclass(frozen=True)
+class DatasetError:
+    """A released answer found wrong by hand: what is stated, what it should be, and why."""
+
+    stated: str
+    recomputed: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PhyBSolution:
+    """One Phy_B problem's solution entry (see the module docstring for the fields)."""
+
+    mid: str
+    status: str
+    solution: str | tuple[str, ...] = ""
+    constants: Mapping[str, str] = field(default_factory=dict)
+    ranges: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    integers: tuple[str, ...] = ()
+    fixed: tuple[str, ...] = ()
+    confirmed: tuple[str, ...] = ()
+    dataset_errors: Mapping[str, DatasetError] = field(default_factory=dict)
+    static_reason: str = ""
+    notes: str = ""
+    source: str = ""
+
+    @property
+    def varied(self) -> bool:
+        """Whether the problem gets fresh variants."""
+        return self.status == "varied"
+
+    def options(self) -> dict[str, Any]:
+        """The keyword options of ``template_from_plain`` / ``recompute`` this entry implies."""
+        return {"constants": dict(self.constants), "ranges": dict(self.ranges), "integers": list(self.integers),
+                "fixed": list(self.fixed)}
+
+
+def _fail(source: str, mid: str, field_name: str, message: str) -> PhyBSolutionError:
+    return PhyBSolutionError(f"{source}: mid {mid}: {field_name}: {message}")
+
+
+def _strings(raw: Any, source: str, mid: str, name: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in raw):
+        raise _fail(source, mid, name, f"expected a list of names, got {raw!r}")
+    return tuple(str(x) for x in raw)
+
+
+def _number(raw: Any) -> float | None | bool:
+    """A range bound: a number, a numeric string (YAML reads ``1e-3`` as text), None; False if invalid."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        return False
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return False
+    return value if math.isfinite(value) else False
+
+
+def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
+    """Validate one entry; raises :class:`PhyBSolutionError` naming the mid and field."""
+    if not isinstance(raw, Mapping):
+        raise _fail(source, mid, "<entry>", f"expected a mapping of fields, got {type(raw).__name__}")
+    unknown = sorted(set(map(str, raw)) - _FIELDS)
+    if unknown:
+        raise _fail(source, mid, unknown[0], f"unknown field (allowed: {', '.join(sorted(_FIELDS))})")
+    status = raw.get("status")
+    if status not in ("varied", "static"):
+        raise _fail(source, mid, "status", f"expected varied or static, got {status!r}")
+    solution = raw.get("solution", "") or ""
+    if isinstance(solution, list):
+        if not solution or not all(isinstance(s, str) and s.strip() for s in solution):
+            raise _fail(source, mid, "solution", "a list of solution steps must hold non-empty strings")
+        solution = tuple(s.strip() for s in solution)
+    elif isinstance(solution, str):
+        solution = solution.strip()
+    else:
+        raise _fail(source, mid, "solution", f"expected an expression or a list of steps, got {solution!r}")
+    if status == "varied" and not solution:
+        raise _fail(source, mid, "solution", "a varied problem needs a solution")
+    constants = raw.get("constants") or {}
+    if not isinstance(constants, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in constants.items()):
+        raise _fail(source, mid, "constants", f"expected {{name: 'VALUE UNIT' or built-in name}}, got {constants!r}")
+    ranges_raw = raw.get("ranges") or {}
+    if not isinstance(ranges_raw, Mapping):
+        raise _fail(source, mid, "ranges", f"expected {{name: [low, high]}}, got {ranges_raw!r}")
+    ranges: dict[str, tuple[float | None, float | None]] = {}
+    for name, bounds in ranges_raw.items():
+        parsed = [_number(b) for b in bounds] if isinstance(bounds, list) and len(bounds) == 2 else None
+        if parsed is None or any(p is False for p in parsed):
+            raise _fail(source, mid, f"ranges.{name}", f"expected [low, high] numbers (or null), got {bounds!r}")
+        low, high = parsed
+        if low is not None and high is not None and not low < high:
+            raise _fail(source, mid, f"ranges.{name}", f"low {low} must be below high {high}")
+        ranges[str(name)] = (low, high)
+    confirmed = _strings(raw.get("confirmed"), source, mid, "confirmed")
+    errors_raw = raw.get("dataset_errors") or {}
+    if not isinstance(errors_raw, Mapping):
+        raise _fail(source, mid, "dataset_errors", f"expected {{subid: {{stated, recomputed, reason}}}}, got {errors_raw!r}")
+    dataset_errors: dict[str, DatasetError] = {}
+    for subid, item in errors_raw.items():
+        where = f"dataset_errors.{subid}"
+        if str(subid) not in _SUBIDS:
+            raise _fail(source, mid, where, f"subid must be one of {', '.join(_SUBIDS)}")
+        if not isinstance(item, Mapping) or set(item) != {"stated", "recomputed", "reason"}:
+            raise _fail(source, mid, where, f"expected exactly stated, recomputed and reason, got {item!r}")
+        if not all(isinstance(item[k], (str, int, float)) and str(item[k]).strip() for k in item):
+            raise _fail(source, mid, where, "stated, recomputed and reason must be non-empty")
+        dataset_errors[str(subid)] = DatasetError(str(item["stated"]), str(item["recomputed"]), str(item["reason"]))
+    for subid in confirmed:
+        if subid not in _SUBIDS:
+            raise _fail(source, mid, "confirmed", f"subid {subid!r} must be one of {', '.join(_SUBIDS)}")
+        if subid in dataset_errors:
+            raise _fail(source, mid, "confirmed", f"variant {subid} is both confirmed and a dataset error")
+    static_reason = str(raw.get("static_reason", "") or "")
+    if status == "static" and not static_reason.strip():
+        raise _fail(source, mid, "static_reason", "a static problem says why it cannot be varied")
+    return PhyBSolution(
+        mid=mid, status=status, solution=solution, constants=dict(constants), ranges=ranges,
+        integers=_strings(raw.get("integers"), source, mid, "integers"),
+        fixed=_strings(raw.get("fixed"), source, mid, "fixed"), confirmed=confirmed,
+        dataset_errors=dataset_errors, static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
+        source=source,
+    )
+
+
+def _load(paths: Iterable[Path]) -> dict[str, PhyBSolution]:
+    merged: dict[str, PhyBSolution] = {}
+    for path in paths:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise PhyBSolutionError(f"{path.name}: cannot read: {exc}") from None
+        if not isinstance(data, Mapping):
+            raise PhyBSolutionError(f"{path.name}: expected a mapping mid -> entry")
+        for key, raw in data.items():
+            mid = str(key)
+            if not re.fullmatch(r"[1-9][0-9]*", mid):
+                raise PhyBSolutionError(f"{path.name}: {key!r} is not a mid (a positive integer as a string)")
+            if mid in merged:
+                raise PhyBSolutionError(f"{path.name}: mid {mid} is also defined in {merged[mid].source}")
+            merged[mid] = _entry(mid, raw, path.name)
+    return dict(sorted(merged.items(), key=lambda kv: int(kv[0])))
+
+
+@lru_cache(maxsize=1)
+def _load_packaged() -> dict[str, PhyBSolution]:
+    return _load(sorted(_HERE.glob("solutions_*.yaml")))
+
+
+def load_phy_b_solutions(paths: Sequence[str | Path] | None = None) -> dict[str, PhyBSolution]:
+    """Every solution entry, by mid, from the ``solutions_*.yaml`` files beside this module (or ``paths``).
+
+    Raises :class:`PhyBSolutionError` for a malformed file or entry (naming the mid and field) and for a
+    mid defined twice.
+    """
+    if paths is None:
+        return dict(_load_packaged())
+    return _load(Path(p) for p in paths)
+
+
+# --------------------------------------------------------------------------- checking
+
+
+@dataclass(frozen=True)
+class VariantCheck:
+    """One released variant recomputed: ``confirmed`` when within 1 % (or the written precision)."""
+
+    subid: str
+    stated: str
+    recomputed: float | None
+    rel_error: float | None
+    confirmed: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class SolutionReport:
+    """The released variants of one mid checked against its solution."""
+
+    mid: str
+    checks: tuple[VariantCheck, ...]
+
+    @property
+    def confirmed(self) -> tuple[str, ...]:
+        """Subids the solution reproduces."""
+        return tuple(c.subid for c in self.checks if c.confirmed)
+
+    @property
+    def mismatched(self) -> tuple[str, ...]:
+        """Subids it does not reproduce (a wrong formula or a wrong released answer)."""
+        return tuple(c.subid for c in self.checks if not c.confirmed)
+
+    def summary(self) -> str:
+        """One line per variant: subid, stated, recomputed, relative error, verdict."""
+        lines = []
+        for c in self.checks:
+            got = "-" if c.recomputed is None else f"{c.recomputed:.6g}"
+            rel = "-" if c.rel_error is None else f"{c.rel_error:.3%}"
+            lines.append(f"mid {self.mid} v{c.subid}: stated {c.stated.strip()} recomputed {got} ({rel}) "
+                         f"{'ok' if c.confirmed else 'MISMATCH: ' + c.reason}")
+        return "\n".join(lines)
+
+
+def _row(row: Any) -> tuple[str, str, str]:
+    """(subid, question, answer) of a CSV row dict or a :class:`physeval.problems.Problem`."""
+    if isinstance(row, Mapping):
+        return str(row.get("subid", "0")).strip(), str(row["standard_question"]), str(row["standard_answer"])
+    return str(row.variant), str(row.question), str(row.answer)
+
+
+def convert_variant(entry: PhyBSolution, question: str, answer: str, **kwargs: Any) -> Any:
+    """``template_from_plain`` of one released variant with the entry's solution and options.
+
+    Extra keyword arguments (``template_id``, ``perturb``, ``rel_tol``...) are passed on.
+    """
+    from ..plain import template_from_plain
+
+    if not entry.varied:
+        raise ValueError(f"mid {entry.mid} is static: {entry.static_reason}")
+    return template_from_plain(question, answer, entry.solution, **entry.options(), **kwargs)
+
+
+def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, PhyBSolution] | None = None
+                   ) -> SolutionReport:
+    """Recompute each released variant of ``mid`` (CSV row dicts or Problems) with its solution.
+
+    A variant is confirmed when ``template_from_plain`` accepts it (within 1 % or the answer's
+    written precision) and builds a template. Never raises for a bad formula: the reason is in the report.
+    """
+    from ..plain import parse_written_number, recompute, template_from_plain
+
+    key = str(mid)
+    table = load_phy_b_solutions() if solutions is None else solutions
+    if key not in table:
+        raise KeyError(f"no Phy_B solution for mid {key}")
+    entry = table[key]
+    checks = []
+    for row in sorted(rows, key=lambda r: _row(r)[0]):
+        subid, question, answer = _row(row)
+        if not entry.solution:
+            checks.append(VariantCheck(subid, answer, None, None, False, "no solution (static)"))
+            continue
+        value, why = recompute(question, entry.solution, constants=dict(entry.constants))
+        stated = parse_written_number(answer)
+        rel = None
+        if value is not None and stated is not None:
+            rel = float(abs(value - stated) / abs(stated)) if stated != 0 else float(abs(value))
+        conv = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}", **entry.options())
+        checks.append(VariantCheck(subid, answer, None if value is None else float(value), rel, conv.ok,
+                                   "" if conv.ok else (why or conv.reason)))
+    return SolutionReport(key, tuple(checks))
+
+
+def phy_b_rows(path: str | Path) -> dict[str, list[dict[str, str]]]:
+    """The rows of ``Phy_B_dynamic_100.csv`` (or the folder holding it), grouped by mid."""
+    import csv
+
+    target = Path(path)
+    if target.is_dir():
+        target = target / "Phy_B_dynamic_100.csv"
+    groups: dict[str, list[dict[str, str]]] = {}
+    with open(target, encoding="utf-8-sig", newline="") as handle:
+        for row in csv.DictReader(handle):
+            groups.setdefault(str(row["mid"]).strip(), []).append(dict(row))
+    return groups

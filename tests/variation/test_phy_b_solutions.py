@@ -1,0 +1,143 @@
+"""The Phy_B solutions: entries load and validate; against the released ABench data, every solution
+reproduces its confirmed variants, every recorded dataset error is still detected, and every varied
+problem gives valid, distinct fresh variants, the same in another process, whose answers satisfy
+the formula."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from physeval.variation.abench_phy_b import (
+    PhyBSolutionError,
+    check_solution,
+    convert_variant,
+    load_phy_b_solutions,
+    phy_b_rows,
+)
+from physeval.variation.plain import find_constants, parse_written_number, recompute
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "abench"
+SOLUTIONS = load_phy_b_solutions()
+VARIED = [mid for mid, entry in SOLUTIONS.items() if entry.varied]
+N_FRESH, SEED = 8, 11
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, list[dict[str, str]]]:
+    if not (DATA / "Phy_B_dynamic_100.csv").is_file():
+        pytest.skip("ABench data not present at ../shared/data/abench")
+    return phy_b_rows(DATA)
+
+
+def _fresh(mid: str, rows: dict[str, list[dict[str, str]]]) -> list[dict[str, object]]:
+    """Fresh variants of ``mid`` made from its first confirmed released variant."""
+    entry = SOLUTIONS[mid]
+    base = next(r for r in rows[mid] if r["subid"] == entry.confirmed[0])
+    conv = convert_variant(entry, base["standard_question"], base["standard_answer"], template_id=f"abench_b_{mid}")
+    assert conv.ok, f"mid {mid}: {conv.reason}"
+    return [{"question": v.question, "answer": v.answer, "value": v.value} for v in conv.vary(N_FRESH, SEED)]
+
+
+# --------------------------------------------------------------------------- the file itself
+
+def test_entries_load_and_every_varied_entry_is_confirmed_three_times() -> None:
+    assert SOLUTIONS, "no solutions_*.yaml found"
+    for mid, entry in SOLUTIONS.items():
+        if entry.varied:
+            assert len(entry.confirmed) + len(entry.dataset_errors) <= 4
+            assert len(entry.confirmed) >= 3, f"mid {mid} is varied but confirmed by {entry.confirmed}"
+        else:
+            assert entry.static_reason
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('"5": {status: sometimes}', "mid 5: status"),
+    ('"5": {status: varied}', "mid 5: solution"),
+    ('"5": {status: varied, solution: "a*b", ranges: {a: [3, 1]}}', "mid 5: ranges.a"),
+    (('"5": {status: varied, solution: "a", confirmed: ["0"], dataset_errors: {"0": {stated: "1", recomputed: "2", '
+      'reason: "x"}}}'), "both confirmed and a dataset error"),
+    ('"5": {status: static}', "mid 5: static_reason"),
+    ('"5": {status: varied, solution: "a", colour: red}', "mid 5: colour"),
+])
+def test_a_bad_entry_names_its_mid_and_field(tmp_path: Path, text: str, needle: str) -> None:
+    path = tmp_path / "solutions_x.yaml"
+    path.write_text(text + "\n", encoding="utf-8")
+    with pytest.raises(PhyBSolutionError, match=needle):
+        load_phy_b_solutions([path])
+
+
+def test_a_mid_in_two_files_is_an_error(tmp_path: Path) -> None:
+    for name in ("solutions_x.yaml", "solutions_y.yaml"):
+        (tmp_path / name).write_text('"7": {status: varied, solution: "a"}\n', encoding="utf-8")
+    with pytest.raises(PhyBSolutionError, match="mid 7 is also defined"):
+        load_phy_b_solutions(sorted(tmp_path.glob("*.yaml")))
+
+
+# --------------------------------------------------------------------------- against the released data
+
+@pytest.mark.parametrize("mid", VARIED)
+def test_solution_reproduces_its_confirmed_variants(mid: str, rows: dict[str, list[dict[str, str]]]) -> None:
+    report = check_solution(mid, rows[mid])
+    missing = set(SOLUTIONS[mid].confirmed) - set(report.confirmed)
+    assert not missing, report.summary()
+
+
+@pytest.mark.parametrize("mid", [m for m in VARIED if SOLUTIONS[m].dataset_errors])
+def test_recorded_dataset_errors_are_still_detected(mid: str, rows: dict[str, list[dict[str, str]]]) -> None:
+    entry = SOLUTIONS[mid]
+    report = {c.subid: c for c in check_solution(mid, rows[mid]).checks}
+    for subid, error in entry.dataset_errors.items():
+        check = report[subid]
+        assert not check.confirmed, f"mid {mid} v{subid} now agrees with the stated {check.stated}"
+        row = next(r for r in rows[mid] if r["subid"] == subid)
+        assert parse_written_number(row["standard_answer"]) == parse_written_number(error.stated)
+        recorded = float(parse_written_number(error.recomputed))
+        assert check.recomputed == pytest.approx(recorded, rel=0.01), f"mid {mid} v{subid}"
+
+
+@pytest.mark.parametrize("mid", VARIED)
+def test_fresh_variants_are_valid_distinct_and_satisfy_the_formula(mid: str, rows: dict[str, list[dict[str, str]]]) -> None:
+    entry = SOLUTIONS[mid]
+    variants = _fresh(mid, rows)
+    assert len(variants) == N_FRESH
+    assert len({v["question"] for v in variants}) == N_FRESH
+    for v in variants:
+        # the rendered text is read back to the same constants, and the formula gives the stated answer
+        value, reason = recompute(str(v["question"]), entry.solution, constants=dict(entry.constants))
+        assert value is not None, reason
+        assert float(value) == pytest.approx(float(Decimal(str(v["value"]))), rel=1e-6)
+        consts = {c.name: c for c in find_constants(str(v["question"]))}
+        for name, (low, high) in entry.ranges.items():
+            if name in consts:
+                from physeval.variation.units import unit_to_si
+
+                scale, offset = unit_to_si(consts[name].unit)
+                si = float(scale * float(consts[name].value) + offset)
+                assert (low is None or si >= low * (1 - 1e-12)) and (high is None or si <= high * (1 + 1e-12)), \
+                    f"mid {mid}: {name} = {si} outside {low}..{high}"
+        for name in entry.integers:
+            assert consts[name].value == consts[name].value.to_integral_value()
+
+
+def test_fresh_variants_are_the_same_in_another_process(rows: dict[str, list[dict[str, str]]]) -> None:
+    here = {mid: _fresh(mid, rows) for mid in VARIED}
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "import test_phy_b_solutions as t; from physeval.variation.abench_phy_b import phy_b_rows;"
+        "rows = phy_b_rows(t.DATA); print(json.dumps({m: t._fresh(m, rows) for m in t.VARIED}))"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)], capture_output=True,
+                         text=True, timeout=600, check=True, env={"PYTHONHASHSEED": "123", **_env()})
+    assert json.loads(out.stdout) == here
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
