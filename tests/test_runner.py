@@ -79,7 +79,7 @@ def test_unreadable_reply_and_dropped_connection_are_explained(tmp_path: Path) -
 
 def test_resume_skips_finished_rows(arithmetic_server: ScriptedServer, tmp_path: Path) -> None:
     model = _model(arithmetic_server)
-    config = RunConfig(use_cache=False)
+    config = RunConfig(use_cache=False, preflight=False)  # count generation requests only
     asyncio.run(run_task(ArithmeticTask(n=4), model, tmp_path, config, show_progress=False))
     asked = len(arithmetic_server.requests)
     again = asyncio.run(run_task(ArithmeticTask(n=10), _model(arithmetic_server), tmp_path, config,
@@ -93,11 +93,11 @@ def test_cache_answers_a_repeated_run_without_requests(arithmetic_server: Script
                          show_progress=False))
     asked = len(arithmetic_server.requests)
     asyncio.run(run_task(ArithmeticTask(n=5), _model(arithmetic_server), tmp_path / "b", RunConfig(samples=2),
-                         show_progress=False))
+                         show_progress=False))  # all cached: not even a preflight request
     assert len(arithmetic_server.requests) == asked
     assert all(r.cached for r in RunStore(tmp_path / "b").rows())
     asyncio.run(run_task(ArithmeticTask(n=5), _model(arithmetic_server), tmp_path / "c",
-                         RunConfig(samples=2, use_cache=False), show_progress=False))
+                         RunConfig(samples=2, use_cache=False, preflight=False), show_progress=False))
     assert len(arithmetic_server.requests) == asked + 10
 
 

@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
+from rich.markup import escape
+
+from physeval.errors import UserError
 
 __all__ = ["main", "build_parser"]
 
@@ -54,8 +57,8 @@ def _task_options(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, name, None)
         if value is not None:
             options[name] = value
-    if getattr(args, "seed", None) is not None:
-        options["seed"] = args.seed
+    if getattr(args, "variant_seed", None) is not None:
+        options["variant_seed"] = args.variant_seed
     return options
 
 
@@ -76,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
     run.add_argument("--top-p", type=float, help="nucleus sampling (default 1)")
     run.add_argument("--max-tokens", type=int, help="max new tokens per answer (default: server's; local: 512)")
-    run.add_argument("--seed", type=int, help="base seed: sample s is requested with seed+s; also the variation seed")
+    run.add_argument("--seed", type=int, help="sampling seed: sample s is requested with seed+s (default: none sent)")
+    run.add_argument("--variant-seed", type=int,
+                     help="problem-variation seed of dynamic tasks (bank-numeric, bank-symbolic; default 0)")
     run.add_argument("--max-connections", type=int, help="requests in flight at once (default 16)")
     run.add_argument("--timeout", type=float, help="seconds per request (default 600)")
     run.add_argument("--max-attempts", type=int, help="tries per request on transient errors (default 5)")
@@ -85,16 +90,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
     run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--max-consecutive-errors", type=int,
+                     help="circuit breaker: stop after this many failed samples in a row (default 20; 0 = off)")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="skip the check of the endpoint, key and model name before the first request")
+    run.add_argument("--force", action="store_true",
+                     help="resume even though sampling or task options differ from the recorded ones (both are recorded)")
     _add_task_options(run)
     run.set_defaults(func=_cmd_run)
 
     score = sub.add_parser("score", help="grade existing responses (no model)",
-                           description="Grade a JSONL of responses: one {id, variant?, sample?, response} a line.")
+                           description="Grade a JSONL of responses: one {id, variant?, sample?, response} a line, "
+                                       "or a physeval export (`physeval export RUN --format jsonl`).")
     score.add_argument("task")
     score.add_argument("--responses", required=True, help="JSONL file of responses")
     score.add_argument("--out", help="run directory for the graded rows and summary.json")
+    score.add_argument("--variant-seed", type=int, help="problem-variation seed of dynamic bank tasks")
     _add_task_options(score)
-    score.set_defaults(func=_cmd_score, seed=None)
+    score.set_defaults(func=_cmd_score)
+
+    regrade = sub.add_parser("regrade", help="grade a run's stored completions again (no model)",
+                             description="Grade (and for scenes re-render and re-judge) every stored completion "
+                                         "of RUN_DIR with the current grader and the recorded task options, "
+                                         "overridden by the ones given; no request reaches the model.")
+    regrade.add_argument("run_dir")
+    regrade.add_argument("--out", help="write into this new run directory instead of in place")
+    _add_task_options(regrade)
+    regrade.set_defaults(func=_cmd_regrade)
 
     tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks.")
     tasks.set_defaults(func=_cmd_tasks)
@@ -185,7 +207,7 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
     run_dir = Path(args.resume or args.out) if (args.resume or args.out) else None
     if args.resume:
         if not RunStore.exists(args.resume):
-            raise _UserError(f"--resume {args.resume}: no physeval run there")
+            raise UserError(f"--resume {args.resume}: no physeval run there")
         with RunStore(args.resume) as store:
             stored = store.get_meta("invocation", {}) or {}
     explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
@@ -196,62 +218,100 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from physeval.evaluate import default_run_dir, evaluate
-    from physeval.report.summary import print_summary
+    from physeval.evaluate import default_run_dir, evaluate, load_problems
+    from physeval.models.spec import model_from_spec
     from physeval.runner import RunConfig
-    from physeval.store import RunStore
+    from physeval.tasks.registry import get_task
 
     task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
     config = RunConfig(
-        samples=ns.samples or 1, temperature=ns.temperature if ns.temperature is not None else 0.0,
+        samples=ns.samples if ns.samples is not None else 1,
+        temperature=ns.temperature if ns.temperature is not None else 0.0,
         top_p=ns.top_p if ns.top_p is not None else 1.0, max_tokens=ns.max_tokens, seed=ns.seed,
-        max_connections=ns.max_connections or 16, limit=ns.limit, use_cache=not ns.no_cache,
-        retry_errors=bool(ns.retry_errors),
+        max_connections=ns.max_connections if ns.max_connections is not None else 16, limit=ns.limit,
+        use_cache=not ns.no_cache, retry_errors=bool(ns.retry_errors),
+        max_consecutive_errors=ns.max_consecutive_errors if ns.max_consecutive_errors is not None else 20,
+        preflight=not ns.no_preflight,
     )
-    from physeval.tasks.registry import get_task
-
     task_obj = get_task(task, **_task_options(ns))
-    problems = task_obj.load()  # fail here, before a run directory exists, if the data is missing
+    model_obj = model_from_spec(model, base_url=ns.base_url, api_key=ns.api_key, timeout=ns.timeout or 600.0,
+                                max_attempts=ns.max_attempts or 5)  # an unknown --model fails before any file
+    problems = load_problems(task_obj)  # fail here, before a run directory exists, if the data is missing
     if getattr(task_obj, "load_report", None):
-        _console.print(task_obj.load_report)
+        _console.print(escape(str(task_obj.load_report)))
     run_dir = run_dir or default_run_dir(task, model)
-    invocation = {k: v for k, v in merged.items() if k not in ("resume", "out", "no_progress", "retry_errors")}
+    invocation = {k: v for k, v in merged.items()
+                  if k not in ("resume", "out", "no_progress", "retry_errors", "force", "api_key")}
     invocation.update(task=task, model=model)
-    with RunStore(run_dir) as store:
-        store.set_meta("invocation", invocation)
-    _console.print(f"[bold]physeval[/] run [cyan]{task}[/] on [cyan]{model}[/] -> {run_dir}")
+    _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] -> {escape(str(run_dir))}")
     try:
-        summary, result = evaluate(task_obj, model, run_dir=run_dir, config=config, base_url=ns.base_url,
-                                   api_key=ns.api_key, request_timeout=ns.timeout or 600.0,
-                                   max_attempts=ns.max_attempts or 5, problems=problems,
-                                   show_progress=not ns.no_progress and sys.stderr.isatty())
+        summary, result = evaluate(task_obj, model_obj, run_dir=run_dir, config=config, problems=problems,
+                                   show_progress=not ns.no_progress and sys.stderr.isatty(),
+                                   force=bool(ns.force), invocation=invocation, model_label=model)
     except KeyboardInterrupt:
         _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "
-                       f"`physeval run --resume {run_dir}`")
+                       f"`physeval run --resume {escape(str(run_dir))}`")
         return 130
-    print_summary(summary, Console())
+    _print_outcome(summary)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
-                   f"from before; summary: {run_dir / 'summary.json'}")
-    return 0
+                   f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
+    if result.aborted is not None:
+        _console.print(f"[red bold]run aborted[/] ({escape(result.aborted.kind)}): {escape(str(result.aborted))}")
+        if result.aborted.hint:
+            _console.print(f"  what to do: {escape(result.aborted.hint)}; then "
+                           f"`physeval run --resume {escape(str(run_dir))} --retry-errors`")
+        return EXIT_ABORTED
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+
+
+def _print_outcome(summary: dict[str, Any]) -> None:
+    """The summary table, preceded by a warning when the run is not complete."""
+    from physeval.report.summary import print_summary
+
+    counts = summary.get("counts", {})
+    if not summary.get("complete", True):
+        planned = counts.get("planned_samples", counts.get("samples", 0))
+        _console.print(f"[red bold]INCOMPLETE[/]: {counts.get('graded', counts.get('answered', 0))} of {planned} "
+                       f"planned samples were graded; {counts.get('errors', 0)} ended in errors "
+                       f"{escape(json.dumps(counts.get('error_kinds', {})))}, {counts.get('missing', 0)} were not run. "
+                       "Metrics below stand only on the graded samples (see n).")
+        for message in (summary.get("errors") or {}).get("first", [])[:5]:
+            _console.print(f"  [red]error[/] {escape(message[:400])}")
+    if counts.get("graded", counts.get("answered", 1)) == 0:
+        _console.print("[red]no sample was graded: there are no metrics to show[/]")
+        return
+    print_summary(summary, Console())
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from physeval.evaluate import score_responses
-    from physeval.report.summary import print_summary
 
     options = _task_options(args)
     summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
     for message in report.bad_lines[:20]:
-        _console.print(f"[yellow]skipped[/] {message}")
+        _console.print(f"[yellow]skipped[/] {escape(message)}")
     if report.unknown_ids:
-        _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {args.task}[/]: "
-                       f"{', '.join(report.unknown_ids[:10])}{' ...' if len(report.unknown_ids) > 10 else ''}")
+        _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {escape(args.task)}[/]: "
+                       f"{escape(', '.join(report.unknown_ids[:10]))}{' ...' if len(report.unknown_ids) > 10 else ''}")
     if report.missing:
         _console.print(f"[yellow]{len(report.missing)} variants of answered problems have no response "
                        "(they are left out of the metrics)[/]")
-    print_summary(summary, Console())
-    return 0
+    if report.skipped_errors:
+        _console.print(f"[yellow]{report.skipped_errors} exported rows had no completion (their request failed)[/]")
+    _print_outcome(summary)
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+
+
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from physeval.regrade import regrade_run
+
+    options = {k: v for k, v in _task_options(args).items()}
+    summary, report = regrade_run(args.run_dir, out=args.out, task_options=options)
+    _console.print(f"regraded {report.regraded} samples ({report.changed} verdicts changed, {report.kept} kept "
+                   f"without a completion) -> {escape(str(report.run_dir))}")
+    _print_outcome(summary)
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
 
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
@@ -272,7 +332,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from physeval.store import RunStore
 
     if not RunStore.exists(args.run_dir):
-        raise _UserError(f"{args.run_dir}: no physeval run there")
+        raise UserError(f"{args.run_dir}: no physeval run there")
     output = Path(args.output) if args.output else Path(args.run_dir) / f"samples.{args.format}"
     with RunStore(args.run_dir) as store:
         store.export(output, args.format)
@@ -281,9 +341,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from physeval.report.summary import print_summary, read_summary
+    from physeval.report.summary import SUMMARY_NAME, print_summary, read_summary
 
-    print_summary(read_summary(args.run_dir), Console(), breakdowns=not args.no_breakdowns)
+    if not (Path(args.run_dir) / SUMMARY_NAME).is_file():
+        raise UserError(f"no {SUMMARY_NAME} in {args.run_dir}: is it a physeval run directory?")
+    summary = read_summary(args.run_dir)
+    if not summary.get("complete", True):
+        _console.print(f"[red bold]{str(summary.get('status', 'incomplete')).upper()}[/]: "
+                       f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
+                       f"{summary.get('counts', {}).get('missing', 0)} were not run")
+    print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
     if args.html is not None:
         from physeval.report.html import write_html_report
 
@@ -339,7 +406,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     from physeval.stats import sample_efficiency
 
     if len(args.run_dirs) < 2:
-        raise _UserError("sample-efficiency needs at least two runs")
+        raise UserError("sample-efficiency needs at least two runs")
     table = Table(title="sample efficiency of the score over accuracy, (t_score / t_accuracy)^2")
     for column in ("run A", "run B", "problems", "acc diff", "score diff", "t acc", "t score", "efficiency"):
         table.add_column(column)
@@ -383,37 +450,56 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from physeval.store import RunStore
 
     if not RunStore.exists(args.run_dir):
-        raise _UserError(f"{args.run_dir}: no physeval run there")
+        raise UserError(f"{args.run_dir}: no physeval run there")
     with RunStore(args.run_dir) as store:
         verdicts = [(r.problem_id, r.sample, r.grade["judge"]) for r in store.rows()
                     if r.grade and r.grade.get("judge")]
     if not verdicts:
-        raise _UserError(f"{args.run_dir} has no judge verdicts (was it a scene run with --judge?)")
+        raise UserError(f"{args.run_dir} has no judge verdicts (was it a scene run with --judge?)")
     rows = agreement_table(judge_labels_from_verdicts(verdicts), read_human_labels(args.human))
     Console().print(agreement_rich_table(rows))
     return 0
 
 
-class _UserError(Exception):
-    """An error the user can fix; printed as one line."""
+EXIT_OK = 0
+EXIT_BUG = 1
+EXIT_USER_ERROR = 2
+EXIT_INCOMPLETE = 3
+EXIT_ABORTED = 4
+EXIT_INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``physeval`` console script."""
-    from physeval.models.base import ModelError
-    from physeval.tasks.base import TaskError
+    """Entry point of the ``physeval`` console script.
+
+    Exit status: 0 when every planned sample was answered and graded; 3 when some ended in
+    errors or were not run; 4 when the run was aborted (model unreachable, wrong key or model
+    name, circuit breaker); 2 for a user error (one line saying what to do); 1 for a bug in
+    physeval (with its traceback); 130 when interrupted.
+    """
+    import traceback
+
+    from physeval.errors import ModelError, RunAborted
 
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 0
+        return EXIT_OK
     try:
         return int(args.func(args) or 0)
-    except (_UserError, TaskError, ModelError, FileNotFoundError, ValueError) as exc:
-        _console.print(f"[red]error:[/] {exc}")
-        return 2
-
-
+    except UserError as exc:
+        _console.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_USER_ERROR
+    except (ModelError, RunAborted) as exc:
+        _console.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_ABORTED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - a bug: show everything and ask for a report
+        _console.print(escape(traceback.format_exc()), highlight=False)
+        _console.print("[red bold]internal error[/]: this is a bug in physeval, not in your input; please report it "
+                       "with the traceback above and the command you ran")
+        return EXIT_BUG
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

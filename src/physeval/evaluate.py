@@ -1,8 +1,13 @@
-"""The Python entry points behind ``physeval run`` and ``physeval score``.
+"""The Python entry points behind ``physeval run``, ``physeval score`` and ``physeval regrade``.
 
 ``evaluate`` runs a task on a model into a run directory (resuming what is there) and
-returns the summary; ``score_responses`` grades responses a user already has, without a model.
-Both end with the same ``summary.json`` and can be called from a notebook.
+returns the summary; ``score_responses`` grades responses a user already has, without a model;
+``regrade_run`` (in :mod:`physeval.regrade`) grades a run's stored completions again. All end with
+the same ``summary.json`` and can be called from a notebook.
+
+Provenance is guarded here: a run directory holds one task, and resuming it with sampling or
+task options that differ from the recorded ones is refused with the difference spelled out
+(``force=True`` accepts the change and records both).
 """
 
 from __future__ import annotations
@@ -10,24 +15,32 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
+from physeval.errors import UserError
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem
+from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import build_summary, write_summary
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task
 from physeval.store import RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.registry import get_task
 
-__all__ = ["evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK", "DEFAULT_MODEL"]
+__all__ = ["evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK", "DEFAULT_MODEL",
+           "summarize_run", "read_responses", "load_problems", "task_options_of", "grade_rows"]
 
 DEFAULT_TASK = "bank-numeric"
 DEFAULT_MODEL = "local"
+
+# Run settings that may change on resume without changing what a sample is.
+_RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_errors", "grade_concurrency",
+                     "max_consecutive_errors", "preflight")
 
 
 def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
@@ -35,6 +48,27 @@ def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     safe_model = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
     return Path(root) / f"{stamp}_{task}_{safe_model}"
+
+
+def load_problems(task: Task) -> list[Problem]:
+    """The task's problems, checked: at least one, and no (id, variant) twice."""
+    problems = task.load()
+    if not problems:
+        raise TaskError(f"{task.name} loaded no problems")
+    seen: set[tuple[str, str]] = set()
+    for problem in problems:
+        if problem.key in seen:
+            raise TaskError(f"{task.name}: problem {problem.id} variant {problem.variant} appears twice in the data")
+        seen.add(problem.key)
+    return problems
+
+
+def task_options_of(task: Task) -> dict[str, Any]:
+    """The options that rebuild ``task`` with :func:`get_task` (for ``regrade``)."""
+    options: dict[str, Any] = {k: v for k, v in task.options.items()}
+    if task.data is not None:
+        options["data"] = str(task.data)
+    return options
 
 
 def evaluate(
@@ -50,36 +84,122 @@ def evaluate(
     task_options: dict[str, Any] | None = None,
     problems: list[Problem] | None = None,
     show_progress: bool = True,
+    force: bool = False,
+    invocation: dict[str, Any] | None = None,
+    model_label: str | None = None,
 ) -> tuple[dict[str, Any], RunResult]:
     """Run ``task`` on ``model`` and return ``(summary, run_result)``.
 
     An existing ``run_dir`` is resumed: finished rows are kept and only the rest is asked for.
-    ``problems`` skips loading when the caller already has the task's problems.
+    ``problems`` skips loading when the caller already has the task's problems. Nothing is
+    written before the task has loaded and the model name has been understood. When the run is
+    aborted (preflight failure, fatal model error, circuit breaker) the summary is still
+    written, with ``"complete": false`` and the reason, and ``run_result.aborted`` is set.
+    ``invocation`` (the CLI's resolved flags) is recorded so ``--resume DIR`` can reuse it;
+    ``model_label`` names the model in the summary (default: the spec string, or ``model.name``).
     """
     config = config or RunConfig()
     task_obj = task if isinstance(task, Task) else get_task(task, **(task_options or {}))
     if model is None or isinstance(model, str):
-        model_label = model or DEFAULT_MODEL
+        model_label = model_label or model or DEFAULT_MODEL
         model_obj = model_from_spec(model_label, base_url=base_url, api_key=api_key, timeout=request_timeout,
                                     max_attempts=max_attempts)
     else:
-        model_label, model_obj = getattr(model, "name", "model"), model
+        model_label, model_obj = model_label or getattr(model, "name", "model"), model
     if problems is None:
-        problems = task_obj.load()  # before anything is written: a task that cannot load leaves no run dir
+        problems = load_problems(task_obj)  # before anything is written: a task that cannot load leaves no run dir
         _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, str(model_label))
-    store = RunStore(run_dir)
-    previous_task = store.get_meta("task")
-    if previous_task not in (None, task_obj.name):
-        store.close()
-        raise TaskError(f"{run_dir} holds a run of task {previous_task!r}, not {task_obj.name!r}")
-    store.set_meta("model", str(model_label))
-    store.set_meta("config", config.to_dict())
-    store.close()
-    result = asyncio.run(run_task(task_obj, model_obj, run_dir, config, problems=problems,
-                                  show_progress=show_progress))
-    summary = summarize_run(task_obj, run_dir, model=str(model_label), config=config.to_dict())
+    settings = {"model": model_obj.cache_identity if _has_identity(model_obj) else str(model_label),
+                **{k: v for k, v in config.to_dict().items() if k not in _RESUMABLE_FREELY},
+                "task": task_obj.config()}
+    _check_run_dir(run_dir, task_obj.name, settings, force=force)
+    with RunStore(run_dir) as store:
+        store.set_meta("task", task_obj.name)
+        store.set_meta("model", str(model_label))
+        store.set_meta("config", config.to_dict())
+        store.set_meta("task_options", _jsonable(task_options_of(task_obj)))
+        store.set_meta("settings", _jsonable(settings))
+        if invocation is not None:
+            store.set_meta("invocation", _jsonable(invocation))
+        chosen_ids = {p.id for p in problems}
+        if config.limit is not None:
+            chosen_ids = set(list(dict.fromkeys(p.id for p in problems))[: config.limit])
+        planned_samples = sum(1 for p in problems if p.id in chosen_ids) * config.samples
+        store.set_meta("planned", {"problems": len(chosen_ids), "samples": planned_samples})
+        if store.get_meta("data_sha256") is None:
+            store.set_meta("data_sha256", {str(p): file_sha256(p) for p in task_obj.data_files()})
+
+        async def go() -> RunResult:
+            try:
+                return await run_task(task_obj, model_obj, store, config, problems=problems,
+                                      show_progress=show_progress, raise_on_abort=False)
+            finally:
+                close = getattr(model_obj, "aclose", None)
+                if close is not None:
+                    await close()
+
+        result = asyncio.run(go())
+        _record_session(store, result)
+    summary = summarize_run(task_obj, run_dir, model=str(model_label), config=config.to_dict(), result=result)
     return summary, result
+
+
+def _has_identity(model: Any) -> bool:
+    try:
+        return isinstance(model.cache_identity, str)
+    except Exception:  # noqa: BLE001 - an identity that cannot be computed (no weights yet) is not recorded
+        return False
+
+
+def _check_run_dir(run_dir: Path, task_name: str, settings: dict[str, Any], *, force: bool) -> None:
+    """Refuse a run directory of another task, or a resume that would change what a sample is."""
+    if not RunStore.exists(run_dir):
+        return
+    with RunStore(run_dir) as store:
+        previous_task = store.get_meta("task")
+        if previous_task not in (None, task_name):
+            raise UserError(f"{run_dir} holds a run of task {previous_task!r}, not {task_name!r}: "
+                            "choose another --out")
+        recorded = store.get_meta("settings")
+        if recorded is None or store.count() == 0:
+            return
+        diff = config_diff(_flatten(recorded), _flatten(_jsonable(settings)))
+        if not diff:
+            return
+        if not force:
+            raise UserError(f"{run_dir} was run with other settings; resuming would mix samples drawn "
+                            f"differently:\n  " + "\n  ".join(diff) +
+                            "\nuse another --out, or --force to accept the change (both are recorded)")
+        history = store.get_meta("settings_history", []) or []
+        history.append({"at": utc_iso(time.time()), "from": recorded, "changes": diff})
+        store.set_meta("settings_history", history)
+
+
+def _flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _record_session(store: RunStore, result: RunResult) -> None:
+    """Append this session's line to the run's history of sessions."""
+    sessions = store.get_meta("sessions", []) or []
+    entry = {"started_at": utc_iso(result.started_at), "ended_at": utc_iso(result.ended_at or time.time()),
+             "wall_s": round(max(0.0, (result.ended_at or time.time()) - result.started_at), 3),
+             "new_samples": result.completed_now, "errors": result.errors_now, "regraded": result.regraded_now,
+             "aborted": str(result.aborted) if result.aborted else None, "interrupted": result.interrupted}
+    sessions.append(entry)
+    store.set_meta("sessions", sessions)
 
 
 def _report_load(task: Task) -> None:
@@ -91,10 +211,53 @@ def _report_load(task: Task) -> None:
         print(report, file=sys.stderr)
 
 
-def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[str, Any]) -> dict[str, Any]:
-    """Build and write ``summary.json`` for the rows in ``run_dir``."""
+def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[str, Any],
+                  result: RunResult | None = None) -> dict[str, Any]:
+    """Build and write ``summary.json`` for the rows in ``run_dir``, with completeness and provenance.
+
+    ``complete`` is true only when every planned sample has a row and none of them is an error;
+    ``status`` is ``complete``, ``incomplete`` (errors or missing samples) or ``aborted``.
+    """
     with RunStore(run_dir) as store:
         summary = build_summary(task, store, model=model, config=config)
+        rows = store.rows()
+        planned = (store.get_meta("planned", {}) or {}).get("samples", len(rows))
+        sessions = store.get_meta("sessions", []) or []
+        data_hashes = store.get_meta("data_sha256", {}) or {}
+        settings_history = store.get_meta("settings_history", []) or []
+        regrades = store.get_meta("regrades", []) or []
+    errors = [r for r in rows if r.status == "error"]
+    missing = max(0, planned - len(rows))
+    aborted = result.aborted if result is not None else None
+    complete = not errors and missing == 0 and aborted is None
+    summary["complete"] = complete
+    summary["status"] = "complete" if complete else ("aborted" if aborted is not None else "incomplete")
+    counts = summary.setdefault("counts", {})
+    counts["graded"] = len(rows) - len(errors)
+    counts["missing"] = missing
+    first: list[str] = []
+    for r in errors:
+        message = f"{r.error_kind}: {r.error_message}"
+        if message not in first:
+            first.append(message)
+        if len(first) >= 5:
+            break
+    summary["errors"] = {"count": len(errors), "by_kind": counts.get("error_kinds", {}), "first": first}
+    if aborted is not None:
+        summary["aborted"] = {"kind": aborted.kind, "message": str(aborted), "hint": aborted.hint}
+    full_config = {"task": summary.get("task"), "model": model, "config": summary.get("config")}
+    summary["provenance"] = {
+        **environment(),
+        "data_sha256": data_hashes,
+        "config_sha256": config_hash(full_config),
+        "started_at": sessions[0]["started_at"] if sessions else None,
+        "ended_at": sessions[-1]["ended_at"] if sessions else None,
+        "wall_s": round(sum(s.get("wall_s", 0.0) for s in sessions), 3),
+        "sessions": len(sessions),
+        "tokens": token_totals(r.usage for r in rows),
+        **({"settings_history": settings_history} if settings_history else {}),
+        **({"regrades": regrades} if regrades else {}),
+    }
     write_summary(run_dir, summary)
     return summary
 
@@ -107,12 +270,22 @@ class ScoreReport:
     unknown_ids: list[str] = field(default_factory=list)
     bad_lines: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
+    skipped_errors: int = 0
 
 
 def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """JSONL lines ``{"id", "variant"?, "sample"?, "response"}``; bad lines are reported, not fatal."""
+    """JSONL responses; bad lines are reported, not fatal.
+
+    Two layouts are read: ``{"id", "variant"?, "sample"?, "response"}`` and physeval's own
+    export (``problem_id``, ``variant``, ``sample``, ``completion``, ``status``); a row of the
+    export whose request failed (no completion) is returned with ``response`` ``None``.
+    """
     records, bad = [], []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise UserError(f"no responses file at {path}") from exc
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -120,11 +293,37 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         except json.JSONDecodeError as exc:
             bad.append(f"line {number}: not JSON ({exc.msg})")
             continue
-        if not isinstance(record, dict) or "id" not in record or not isinstance(record.get("response"), str):
-            bad.append(f"line {number}: needs an 'id' and a string 'response'")
+        if isinstance(record, dict) and "problem_id" in record and "id" not in record:
+            record = {"id": record["problem_id"], "variant": record.get("variant", "0"),
+                      "sample": record.get("sample", 0), "response": record.get("completion"),
+                      "export": True}
+        if not isinstance(record, dict) or "id" not in record:
+            bad.append(f"line {number}: needs an 'id' (or a physeval export's 'problem_id')")
+            continue
+        if not isinstance(record.get("response"), str) and not (record.get("export") and record.get("response") is None):
+            bad.append(f"line {number}: needs a string 'response'")
+            continue
+        try:
+            record["sample"] = int(record.get("sample", 0))
+        except (TypeError, ValueError):
+            bad.append(f"line {number}: 'sample' must be an integer")
             continue
         records.append(record)
     return records, bad
+
+
+async def grade_rows(task: Task, jobs: Sequence[tuple[SampleRow, Problem]], run_dir: Path | None,
+                     *, concurrency: int = 8) -> list[SampleRow]:
+    """Grade each ``(row, problem)`` pair from the row's stored completion (no model is called)."""
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(row: SampleRow, problem: Problem) -> SampleRow:
+        async with semaphore:
+            await grade_into_row(row, task, problem, row.completion or "",
+                                 GradeContext(run_dir=run_dir, sample=row.sample))
+        return row
+
+    return list(await asyncio.gather(*(one(r, p) for r, p in jobs)))
 
 
 def score_responses(
@@ -145,38 +344,41 @@ def score_responses(
         records, report.bad_lines = read_responses(responses)
     else:
         records = list(responses)
-    problems = {p.key: p for p in task_obj.load()}
+    problems = {p.key: p for p in load_problems(task_obj)}
     _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
-    matched: list[tuple[Problem, int, str]] = []
+    if RunStore.exists(run_dir):
+        with RunStore(run_dir) as existing:
+            previous = existing.get_meta("task")
+        if previous not in (None, task_obj.name):
+            raise UserError(f"{run_dir} holds a run of task {previous!r}, not {task_obj.name!r}: choose another --out")
+    jobs: list[tuple[SampleRow, Problem]] = []
+    seen_ids: set[str] = set()
+    seen_keys: set[tuple[str, str]] = set()
     for record in records:
         key = (str(record["id"]), str(record.get("variant", "0")))
         problem = problems.get(key)
         if problem is None:
             report.unknown_ids.append(f"{key[0]}/{key[1]}")
             continue
-        matched.append((problem, int(record.get("sample", 0)), record["response"]))
-    seen_ids = {p.id for p, _, _ in matched}
-    seen_keys = {p.key for p, _, _ in matched}
+        seen_ids.add(problem.id)
+        seen_keys.add(problem.key)
+        if record.get("response") is None:
+            report.skipped_errors += 1  # an exported row whose request had failed: nothing to grade
+            continue
+        row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=int(record.get("sample", 0)),
+                        status="answered", messages=task_obj.prompt(problem), completion=record["response"],
+                        problem_meta=dict(problem.meta))
+        jobs.append((row, problem))
     report.missing = sorted(k for k in problems if k[0] in seen_ids and k not in seen_keys)
-
-    async def grade_all() -> list[SampleRow]:
-        semaphore = asyncio.Semaphore(8)
-
-        async def one(problem: Problem, sample: int, response: str) -> SampleRow:
-            row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample, status="answered",
-                            messages=task_obj.prompt(problem), completion=response, problem_meta=dict(problem.meta))
-            async with semaphore:
-                await grade_into_row(row, task_obj, problem, response, GradeContext(run_dir=run_dir, sample=sample))
-            return row
-
-        return await asyncio.gather(*(one(*m) for m in matched))
-
-    rows = asyncio.run(grade_all())
+    rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
     with RunStore(run_dir) as store:
         store.set_meta("task", task_obj.name)
         store.set_meta("model", model_label)
+        store.set_meta("task_options", _jsonable(task_options_of(task_obj)))
         store.set_meta("planned", {"problems": len(seen_ids), "samples": len(rows)})
+        if store.get_meta("data_sha256") is None:
+            store.set_meta("data_sha256", {str(p): file_sha256(p) for p in task_obj.data_files()})
         for row in rows:
             store.append(row)
     report.graded = len(rows)

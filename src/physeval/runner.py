@@ -5,6 +5,13 @@ skips those the run store already holds (resume), and runs the rest through a fi
 of workers, so concurrency is bounded by ``max_connections`` and memory by the pool, not by
 the size of the benchmark. Every outcome, including a request that failed for good or a
 grader that crashed, becomes a row; a killed run loses only the requests in flight.
+
+Failing loudly: before the first request a preflight (the model's ``preflight()``, and the
+task's, which checks judges) confirms that the endpoint answers, the key works and the model
+name exists; a fatal error (wrong key, unknown model, rejected request) stops the run at once
+and a circuit breaker stops it after ``max_consecutive_errors`` failures in a row. Either way
+:class:`physeval.errors.RunAborted` is raised after the finished rows are safely stored, and
+the run can be resumed once the cause is fixed.
 """
 
 from __future__ import annotations
@@ -12,18 +19,26 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from physeval.cache import ResponseCache, cache_key
-from physeval.models.base import Completion, Model, ModelError
-from physeval.problems import Grade, Problem
+from physeval.errors import ModelError, OptionError, RunAborted
+from physeval.models.base import Completion, Model
+from physeval.problems import Grade, Outcome, Problem
 from physeval.progress import RunProgress
 from physeval.store import RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task
 
-__all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row"]
+__all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row",
+           "REGRADABLE_ERRORS", "CIRCUIT_ERRORS"]
+
+REGRADABLE_ERRORS = frozenset({"grader", "judge"})
+"""Error kinds of rows whose completion is stored: they are graded again, never generated again."""
+
+CIRCUIT_ERRORS = frozenset({"grader"})
+"""Error kinds that do *not* count towards the circuit breaker (one hostile answer is not an outage)."""
 
 
 @dataclass(frozen=True)
@@ -31,15 +46,20 @@ class RunConfig:
     """Sampling and orchestration settings of a run (all recorded in ``summary.json``).
 
     Attributes:
-        samples: K samples per problem variant (for avg@K, pass@K, maj@K).
+        samples: K samples per problem variant (for avg@K, pass@K, maj@K); at least 1.
         temperature, top_p, max_tokens, stop: Sampling parameters sent to the model.
-        seed: Base seed; sample ``s`` is requested with ``seed + s`` (None: no seed sent).
+        seed: Base sampling seed; sample ``s`` is requested with ``seed + s`` (None: no seed sent).
+            Problem variation has its own seed (a task option, ``--variant-seed``).
         max_connections: Requests in flight at once.
-        limit: Keep only the first N problems (all their variants).
+        limit: Keep only the first N problems (all their variants); at least 1.
         use_cache: Read and write the response cache.
-        retry_errors: On resume, retry rows that ended in an error instead of keeping them.
+        retry_errors: On resume, retry rows that ended in an error instead of keeping them
+            (rows whose grader or judge failed are graded again from their stored completion).
         grade_concurrency: Gradings (renders, judge calls) in flight at once while generation
             goes on (default: twice ``max_connections``).
+        max_consecutive_errors: The circuit breaker: stop after this many failed samples in a
+            row (model or judge failures; 0 disables it).
+        preflight: Check the model (and judges) before the first request.
     """
 
     samples: int = 1
@@ -53,6 +73,18 @@ class RunConfig:
     use_cache: bool = True
     retry_errors: bool = False
     grade_concurrency: int | None = None
+    max_consecutive_errors: int = 20
+    preflight: bool = True
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise OptionError(f"samples must be at least 1, not {self.samples}")
+        if self.limit is not None and self.limit < 1:
+            raise OptionError(f"limit must be at least 1 problem, not {self.limit} (leave it out for all problems)")
+        if self.max_connections < 1:
+            raise OptionError(f"max_connections must be at least 1, not {self.max_connections}")
+        if self.max_consecutive_errors < 0:
+            raise OptionError("max_consecutive_errors must be 0 (off) or more")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready settings."""
@@ -60,17 +92,32 @@ class RunConfig:
         data["stop"] = list(self.stop) if self.stop else None
         return data
 
+    def sampling(self) -> dict[str, Any]:
+        """The settings that decide what a sample is (resuming with others is refused)."""
+        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
+                "seed": self.seed, "stop": list(self.stop) if self.stop else None}
+
 
 @dataclass
 class RunResult:
-    """What a run did: planned items, rows written now, rows kept from before, errors."""
+    """What a run did: planned items, rows written now, rows kept from before, errors.
+
+    ``aborted`` holds the reason when the preflight or the circuit breaker stopped the run;
+    ``first_errors`` the first few distinct error messages, for the terminal.
+    """
 
     run_dir: Path
     planned: int
     completed_now: int = 0
     skipped: int = 0
     errors_now: int = 0
+    regraded_now: int = 0
     interrupted: bool = False
+    aborted: RunAborted | None = None
+    first_errors: list[str] = field(default_factory=list)
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    preflight: str = ""
 
 
 def select_problems(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
@@ -92,26 +139,77 @@ def plan_keys(problems: Sequence[Problem], samples: int) -> list[tuple[Problem, 
     return [(p, s) for p in problems for s in range(samples)]
 
 
+def sampling_params(config: RunConfig, sample: int) -> dict[str, Any]:
+    """The keyword arguments of ``Model.generate`` for sample index ``sample``."""
+    return {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens,
+            "seed": None if config.seed is None else config.seed + sample,
+            "stop": list(config.stop) if config.stop else None}
+
+
+class _Breaker:
+    """Counts failed samples in a row; trips at ``limit`` (0: never)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.streak = 0
+        self.last = ""
+
+    def record(self, row: SampleRow) -> bool:
+        """Count ``row``; True when the breaker trips."""
+        if row.status == "error" and row.error_kind not in CIRCUIT_ERRORS:
+            self.streak += 1
+            self.last = f"{row.error_kind}: {row.error_message}"
+        elif row.status == "answered":
+            self.streak = 0
+        return bool(self.limit) and self.streak >= self.limit
+
+
 async def run_task(
     task: Task,
     model: Model,
-    run_dir: str | Path,
+    run_dir: str | Path | RunStore,
     config: RunConfig,
     *,
     problems: Sequence[Problem] | None = None,
     cache: ResponseCache | None = None,
     show_progress: bool = True,
+    raise_on_abort: bool = True,
 ) -> RunResult:
-    """Run ``task`` on ``model`` into ``run_dir``, resuming whatever the store already holds."""
-    run_dir = Path(run_dir)
+    """Run ``task`` on ``model`` into a run store, resuming whatever the store already holds.
+
+    ``run_dir`` is an open :class:`RunStore` (left open) or a directory (opened and closed
+    here). When the preflight fails, a fatal model error occurs or the circuit breaker trips,
+    every finished row is stored, ``result.aborted`` is set and (with ``raise_on_abort``)
+    :class:`RunAborted` is raised.
+    """
+    owns_store = not isinstance(run_dir, RunStore)
+    store = RunStore(run_dir) if owns_store else run_dir  # type: ignore[arg-type]
     chosen = select_problems(problems if problems is not None else task.load(), config.limit)
     items = plan_keys(chosen, config.samples)
-    store = RunStore(run_dir)
-    store.set_meta("task", task.name)
-    store.set_meta("planned", {"problems": len({p.id for p in chosen}), "samples": len(items)})
-    done = store.keys() if not config.retry_errors else store.keys(status="answered")
-    todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in done]
-    result = RunResult(run_dir=run_dir, planned=len(items), skipped=len(items) - len(todo))
+    result = RunResult(run_dir=store.run_dir, planned=len(items), started_at=time.time())
+    try:
+        await _run_items(task, model, store, config, items, cache, show_progress, result)
+    except RunAborted as exc:  # the preflight failed before any request
+        result.aborted = exc
+    finally:
+        result.ended_at = time.time()
+        if owns_store:
+            store.close()
+    if result.aborted is not None and raise_on_abort:
+        raise result.aborted
+    return result
+
+
+async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfig,
+                     items: list[tuple[Problem, int]], cache: ResponseCache | None, show_progress: bool,
+                     result: RunResult) -> None:
+    run_dir = store.run_dir
+    existing = {r.key: r for r in store.iter_rows()}
+    keep = {k for k, r in existing.items() if r.status == "answered" or not config.retry_errors}
+    todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in keep]
+    regrade = [(p, s) for p, s in todo if _regradable(existing.get((p.id, p.variant, s)))]
+    generate = [(p, s) for p, s in todo if not _regradable(existing.get((p.id, p.variant, s)))]
+    result.skipped = len(items) - len(todo)
     owns_cache = config.use_cache and cache is None
     if owns_cache:
         cache = ResponseCache()
@@ -119,19 +217,34 @@ async def run_task(
         cache = None
     progress = RunProgress(total=len(items), already=result.skipped, label=task.name, enabled=show_progress)
     queue: asyncio.Queue[tuple[Problem, int]] = asyncio.Queue()
-    for item in todo:
+    for item in generate:
         queue.put_nowait(item)
+    breaker = _Breaker(config.max_consecutive_errors)
+    stop = asyncio.Event()
 
     # Generation and grading overlap: a worker hands its completion to a grading task and
     # moves on to its next request; at most `grade_slots` gradings (renders, judges) run at once.
     grade_slots = asyncio.Semaphore(max(1, config.grade_concurrency or 2 * config.max_connections))
     grading: set[asyncio.Task[None]] = set()
 
+    def abort(error: RunAborted) -> None:
+        if result.aborted is None:
+            result.aborted = error
+        stop.set()
+
     def record(row: SampleRow) -> None:
         store.append(row)
         result.completed_now += 1
         result.errors_now += row.status == "error"
+        if row.status == "error" and len(result.first_errors) < 5:
+            message = f"{row.error_kind}: {row.error_message}"
+            if message not in result.first_errors:
+                result.first_errors.append(message)
         progress.advance(correct=row.correct, error=row.status == "error")
+        if breaker.record(row):
+            abort(RunAborted(f"{breaker.streak} samples in a row failed; the last: {breaker.last}",
+                             kind="circuit_breaker",
+                             hint="fix the cause, then resume with --retry-errors"))
 
     async def finish(row: SampleRow, problem: Problem, response: str, sample: int) -> None:
         try:
@@ -140,27 +253,62 @@ async def run_task(
         finally:
             grade_slots.release()
 
+    def start_grading(row: SampleRow, problem: Problem, response: str, sample: int) -> None:
+        job = asyncio.create_task(finish(row, problem, response, sample))
+        grading.add(job)
+        job.add_done_callback(grading.discard)
+
     async def worker() -> None:
-        while True:
+        while not stop.is_set():
             try:
                 problem, sample = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            row, response = await _generate_one(task, model, problem, sample, config, cache)
+            try:
+                row, response = await _generate_one(task, model, problem, sample, config, cache)
+            except ModelError as exc:  # fatal: the configuration is wrong, not this item
+                abort(RunAborted(f"{exc.kind}: {exc}", kind=exc.kind, hint=_hint(exc.kind)))
+                return
             if response is None:
                 record(row)
                 continue
             await grade_slots.acquire()
-            job = asyncio.create_task(finish(row, problem, response, sample))
-            grading.add(job)
-            job.add_done_callback(grading.discard)
+            start_grading(row, problem, response, sample)
 
-    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.max_connections, len(todo))))]
+    async def regrader() -> None:
+        for problem, sample in regrade:
+            if stop.is_set():
+                return
+            old = existing[(problem.id, problem.variant, sample)]
+            row = old.cleared()
+            await grade_slots.acquire()
+            result.regraded_now += 1
+            start_grading(row, problem, old.completion or "", sample)
+
+    workers: list[asyncio.Task[None]] = []
     try:
         with progress:
-            await asyncio.gather(*workers)
-            while grading:
-                await asyncio.gather(*list(grading))
+            if config.preflight and generate and not _all_cached(task, model, generate, config, cache):
+                result.preflight = await _preflight(model, task)
+            elif config.preflight and regrade:
+                await _preflight_task(task)
+            workers = [asyncio.create_task(worker()) for _ in range(max(1, min(config.max_connections, len(generate))))]
+            workers.append(asyncio.create_task(regrader()))
+            waiter = asyncio.create_task(stop.wait())
+            pending = set(workers)
+            while pending:
+                done, _ = await asyncio.wait(pending | {waiter}, return_when=asyncio.FIRST_COMPLETED)
+                pending -= done
+                if stop.is_set():
+                    break
+            waiter.cancel()
+            if stop.is_set():
+                for job in [*workers, *grading]:
+                    job.cancel()
+                await asyncio.gather(*workers, *grading, return_exceptions=True)
+            else:
+                while grading:
+                    await asyncio.gather(*list(grading))
     except (asyncio.CancelledError, KeyboardInterrupt):
         result.interrupted = True
         for job in [*workers, *grading]:
@@ -168,21 +316,70 @@ async def run_task(
         await asyncio.gather(*workers, *grading, return_exceptions=True)
         raise
     finally:
-        store.close()
         if owns_cache and cache is not None:
             cache.close()
-    return result
+
+
+def _hint(kind: str) -> str:
+    return {
+        "auth": "check --api-key (or OPENAI_API_KEY) for this server",
+        "not_found": "check --model (the name the server knows) and --base-url (ending in /v1)",
+        "unknown_model": "pass one of the names the server lists as --model PROVIDER/NAME",
+        "bad_request": "the server rejected the request: check --max-tokens and the sampling options",
+        "connection": "is the server running, and is --base-url right?",
+        "local_model": "install the embedded model with: pip install 'physeval[local]'",
+    }.get(kind, "fix the cause, then resume the run")
+
+
+async def _preflight(model: Model, task: Task) -> str:
+    """Check the model, then the task's own services (judges); RunAborted on failure."""
+    checked = ""
+    check = getattr(model, "preflight", None)
+    if check is not None:
+        try:
+            checked = await check()
+        except ModelError as exc:
+            raise RunAborted(f"the model is not usable: {exc}", kind=exc.kind, hint=_hint(exc.kind)) from exc
+    await _preflight_task(task)
+    return checked
+
+
+async def _preflight_task(task: Task) -> None:
+    check = getattr(task, "preflight", None)
+    if check is None:
+        return
+    try:
+        await check()
+    except ModelError as exc:
+        raise RunAborted(f"a judge is not usable: {exc}", kind=exc.kind, hint=_hint(exc.kind)) from exc
+
+
+def _all_cached(task: Task, model: Model, items: Sequence[tuple[Problem, int]], config: RunConfig,
+                cache: ResponseCache | None) -> bool:
+    if cache is None:
+        return False
+    for problem, sample in items:
+        key = cache_key(model.cache_identity, task.prompt(problem), sampling_params(config, sample), sample)
+        if cache.get(key) is None:
+            return False
+    return True
+
+
+def _regradable(row: SampleRow | None) -> bool:
+    return row is not None and row.completion is not None and row.error_kind in REGRADABLE_ERRORS
 
 
 async def _generate_one(task: Task, model: Model, problem: Problem, sample: int, config: RunConfig,
                         cache: ResponseCache | None) -> tuple[SampleRow, str | None]:
-    """Ask the model (or the cache); the row is final when the response is ``None`` (an error)."""
+    """Ask the model (or the cache); the row is final when the response is ``None`` (an error).
+
+    A fatal :class:`ModelError` (wrong key, unknown model) propagates: no row is written for
+    a sample that a misconfigured endpoint could never answer.
+    """
     messages = task.prompt(problem)
     row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample, status="answered",
                     messages=messages, problem_meta=dict(problem.meta))
-    params = {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens,
-              "seed": None if config.seed is None else config.seed + sample,
-              "stop": list(config.stop) if config.stop else None}
+    params = sampling_params(config, sample)
     key = cache_key(model.cache_identity, messages, params, sample) if cache is not None else ""
     completion: Completion | None = cache.get(key) if cache is not None else None
     if completion is not None:
@@ -192,6 +389,8 @@ async def _generate_one(task: Task, model: Model, problem: Problem, sample: int,
             completion = (await model.generate(messages, n=1, **params))[0]
             row.attempts = completion.attempts
         except ModelError as exc:
+            if exc.fatal:
+                raise
             row.status, row.error_kind, row.error_message, row.attempts = "error", exc.kind, str(exc), exc.attempts
             return row, None
         except Exception as exc:  # noqa: BLE001 - a backend bug must not end the run
@@ -206,15 +405,27 @@ async def _generate_one(task: Task, model: Model, problem: Problem, sample: int,
 
 
 async def grade_into_row(row: SampleRow, task: Task, problem: Problem, response: str, context: GradeContext) -> None:
-    """Grade ``response`` and put the verdict in ``row``; a crashing grader becomes an explained row."""
+    """Grade ``response`` and put the verdict in ``row``.
+
+    The one place a verdict enters a row (the runner, ``score`` and ``regrade`` all use it). A
+    grader that raises, or returns the outcome ``error`` (a judge that failed, a grader that
+    caught its own crash), makes the row an error of kind ``grader`` or ``judge``: counted, shown,
+    and graded again by ``--retry-errors`` and ``regrade`` from the stored completion.
+    """
     started = time.perf_counter()
+    row.status, row.error_kind, row.error_message = "answered", None, None
     try:
         grade: Grade = await task.agrade(problem, response, context)
     except Exception as exc:  # noqa: BLE001 - graders should not raise; if one does, say so
-        row.correct, row.outcome, row.error_kind = False, "error", "grader"
+        row.status, row.correct, row.outcome, row.error_kind = "error", None, Outcome.ERROR, "grader"
+        row.score = None
         row.error_message = f"grader crashed: {type(exc).__name__}: {exc}"
-        row.grade = {"correct": False, "outcome": "error", "reason": traceback.format_exc(limit=3)}
+        row.grade = {"correct": False, "outcome": Outcome.ERROR, "reason": traceback.format_exc(limit=3)}
         return
     row.grade = grade.to_dict()
     row.grade["grading_s"] = round(time.perf_counter() - started, 6)
     row.correct, row.score, row.outcome = bool(grade.correct), grade.score, grade.outcome
+    if grade.outcome == Outcome.ERROR:
+        row.status, row.correct, row.score = "error", None, None
+        row.error_kind = task.grade_error_kind(grade)
+        row.error_message = grade.reason or "the grader reported an error"

@@ -83,6 +83,13 @@ class SampleRow:
         """(problem id, variant id, sample index)."""
         return (self.problem_id, self.variant, self.sample)
 
+    def cleared(self) -> "SampleRow":
+        """A copy with the generation kept and the verdict (and any grading error) cleared."""
+        return SampleRow(problem_id=self.problem_id, variant=self.variant, sample=self.sample, status="answered",
+                         messages=self.messages, completion=self.completion, reasoning=self.reasoning,
+                         finish_reason=self.finish_reason, usage=dict(self.usage), latency_s=self.latency_s,
+                         attempts=self.attempts, cached=self.cached, problem_meta=dict(self.problem_meta))
+
 
 class RunStore:
     """A run directory's SQLite database. Safe to use from one process, several threads."""

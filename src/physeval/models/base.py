@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from physeval.errors import ModelError
+
 __all__ = ["Completion", "Model", "ModelError", "split_reasoning"]
 
 Message = dict[str, Any]
@@ -40,20 +42,6 @@ class Completion:
     latency_s: float = 0.0
     raw_text: str | None = None
     attempts: int = 1
-
-
-class ModelError(Exception):
-    """A request that failed for good (after retries), with a short ``kind`` for the record.
-
-    Kinds: ``rate_limit``, ``server_error``, ``timeout``, ``connection``, ``bad_response``,
-    ``bad_request``, ``auth``, ``local_model``.
-    """
-
-    def __init__(self, kind: str, message: str, *, attempts: int = 1, retryable: bool = False):
-        super().__init__(message)
-        self.kind = kind
-        self.attempts = attempts
-        self.retryable = retryable
 
 
 @runtime_checkable

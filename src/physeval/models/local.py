@@ -90,7 +90,7 @@ class LocalModel:
                 try:
                     reply = llama.create_chat_completion(messages=messages, **params)
                 except Exception as exc:  # noqa: BLE001 - e.g. prompt longer than the context
-                    raise ModelError("local_model", f"llama.cpp failed: {exc}") from exc
+                    raise ModelError("local_generation", f"llama.cpp failed: {exc}") from exc
                 choice = reply["choices"][0]
                 raw = choice["message"].get("content") or ""
                 text, reasoning = split_reasoning(raw)
@@ -100,6 +100,15 @@ class LocalModel:
                 if seed is not None:
                     params["seed"] = seed
             return out
+
+    async def preflight(self) -> str:
+        """Load the weights now, so a missing extra or a bad GGUF fails before the first sample."""
+        await asyncio.to_thread(self._load_locked)
+        return f"{self.name}: weights loaded"
+
+    def _load_locked(self) -> None:
+        with self._lock:
+            self._load()
 
     async def generate(
         self,

@@ -120,7 +120,44 @@ class OpenAICompatibleModel:
                 error.attempts = attempt
                 if not error.retryable or attempt >= self.retry.max_attempts:
                     raise error from exc
+                wait = self.retry.delay(attempt, self._rng)
+                if error.retry_after is not None:
+                    wait = max(wait, min(error.retry_after, self.retry.cap_s))
+                await asyncio.sleep(wait)
+
+    async def preflight(self) -> str:
+        """Check, before a run's first request, that the endpoint answers and serves this model.
+
+        ``GET /v1/models`` (when the server has it) confirms the model name; one tiny chat
+        request confirms the endpoint and the key. Raises :class:`ModelError` with the server's
+        message (kinds ``connection``, ``auth``, ``not_found``, ``unknown_model``, ...); returns a
+        one-line description of what was checked.
+        """
+        served: list[str] | None = None
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                page = await self._get_client().models.list()
+                served = [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
+                break
+            except openai.NotFoundError:
+                break  # the server has no /models route: the chat request below decides
+            except Exception as exc:  # noqa: BLE001 - classified like any request failure
+                error = _classify(exc)
+                error.attempts = attempt
+                if error.kind == "bad_response":
+                    break  # an unreadable model list is not a reason to refuse the endpoint
+                if not error.retryable or attempt >= self.retry.max_attempts:
+                    raise error from exc
                 await asyncio.sleep(self.retry.delay(attempt, self._rng))
+        if served and self.name not in served:
+            shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+            raise ModelError("unknown_model", f"the server at {self.base_url} does not serve {self.name!r}; "
+                                              f"it serves: {shown}")
+        await self.generate([{"role": "user", "content": "Reply with the single word OK."}], max_tokens=8)
+        listed = f"listed by /models among {len(served)}" if served else "no /models list"
+        return f"{self.name} at {self.base_url}: answered a test request ({listed})"
 
 
 def _to_completions(response: Any, latency_s: float, attempts: int) -> list[Completion]:
@@ -134,6 +171,10 @@ def _to_completions(response: Any, latency_s: float, attempts: int) -> list[Comp
             value = getattr(usage_obj, key, None)
             if isinstance(value, int):
                 usage[key] = value
+        details = getattr(usage_obj, "completion_tokens_details", None)
+        reasoning_tokens = getattr(details, "reasoning_tokens", None) if details is not None else None
+        if isinstance(reasoning_tokens, int):
+            usage["reasoning_tokens"] = reasoning_tokens
     completions = []
     for choice in choices:
         message = getattr(choice, "message", None)
@@ -154,7 +195,8 @@ def _classify(exc: Exception) -> ModelError:
     if isinstance(exc, ModelError):
         return exc
     if isinstance(exc, openai.RateLimitError):
-        return ModelError("rate_limit", f"429 from server: {_short(exc)}", retryable=True)
+        return ModelError("rate_limit", f"429 from server: {_short(exc)}", retryable=True,
+                          retry_after=_retry_after(exc))
     if isinstance(exc, openai.APITimeoutError):
         return ModelError("timeout", "request timed out", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
@@ -162,13 +204,27 @@ def _classify(exc: Exception) -> ModelError:
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status >= 500 or status in (408, 409):
-            return ModelError("server_error", f"HTTP {status}: {_short(exc)}", retryable=True)
+            return ModelError("server_error", f"HTTP {status}: {_short(exc)}", retryable=True,
+                              retry_after=_retry_after(exc))
         if status in (401, 403):
-            return ModelError("auth", f"HTTP {status}: {_short(exc)}")
+            return ModelError("auth", f"HTTP {status}: {_short(exc)} (check --api-key / OPENAI_API_KEY)")
+        if status == 404:
+            return ModelError("not_found", f"HTTP 404: {_short(exc)} (check --model and --base-url)")
         return ModelError("bad_request", f"HTTP {status}: {_short(exc)}")
     if isinstance(exc, (openai.APIResponseValidationError, ValueError, TypeError, KeyError, AttributeError)):
         return ModelError("bad_response", f"unreadable reply: {_short(exc)}", retryable=True)
     return ModelError("bad_response", f"{type(exc).__name__}: {_short(exc)}", retryable=True)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds form), if the server sent one."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _short(exc: Exception, limit: int = 300) -> str:

@@ -19,6 +19,8 @@ shape of ``simuscene`` problems. A malformed bank entry is a packaging bug and r
 
 from __future__ import annotations
 
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
+
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -49,11 +51,11 @@ def bank_records(bank_dir: str | Path | None = None) -> list[dict[str, Any]]:
     for path in sorted(directory.glob("*.yaml")):
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         if not isinstance(doc, dict) or not isinstance(doc.get("scenes"), list):
-            raise ValueError(f"{path}: expected a mapping with 'domain' and a 'scenes' list")
+            raise DataError(f"{path}: expected a mapping with 'domain' and a 'scenes' list")
         domain = doc.get("domain")
         for pos, scene in enumerate(doc["scenes"]):
             if not isinstance(scene, dict):
-                raise ValueError(f"{path}: scene {pos} is not a mapping")
+                raise DataError(f"{path}: scene {pos} is not a mapping")
             records.append(_to_record(scene, domain, f"{path.name}[{pos}]"))
     return records
 
@@ -77,11 +79,11 @@ def load_scene_bank(
         try:
             problem = parse_scene_record(record, pos)
         except SceneRecordError as exc:
-            raise ValueError(f"scene bank entry {record.get('id')!r}: {exc}") from exc
+            raise DataError(f"scene bank entry {record.get('id')!r}: {exc}") from exc
         if problem is None:  # the bank never disables an entry, but stay total
             continue
         if problem.id in seen:
-            raise ValueError(f"scene bank: duplicate id {problem.id!r}")
+            raise DataError(f"scene bank: duplicate id {problem.id!r}")
         seen.add(problem.id)
         if wanted_domains is not None and problem.meta["domain"] not in wanted_domains:
             continue
@@ -95,7 +97,7 @@ def load_scene_bank(
 def _to_record(scene: dict[str, Any], domain: Any, where: str) -> dict[str, Any]:
     for key in ("id", "concept", "level", "scenario", "questions"):
         if key not in scene:
-            raise ValueError(f"scene bank {where}: missing {key!r}")
+            raise DataError(f"scene bank {where}: missing {key!r}")
     questions = []
     for i, q in enumerate(scene["questions"], start=1):
         if isinstance(q, str):
@@ -103,7 +105,7 @@ def _to_record(scene: dict[str, Any], domain: Any, where: str) -> dict[str, Any]
         elif isinstance(q, dict):
             questions.append({"index": str(i), "question": q.get("question"), "weight": q.get("weight", 1.0)})
         else:
-            raise ValueError(f"scene bank {where}: question {i} must be a string or a mapping")
+            raise DataError(f"scene bank {where}: question {i} must be a string or a mapping")
     return {
         "id": scene["id"],
         "question": scene["scenario"],

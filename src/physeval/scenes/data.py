@@ -26,6 +26,8 @@ per-domain breakdowns do not split on capitalisation.
 
 from __future__ import annotations
 
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
+
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -209,7 +211,7 @@ def _read_entries(text: str, source: str) -> tuple[list[tuple[int, Any]], list[s
         try:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{source}: not a valid JSON list: {exc}") from exc
+            raise DataError(f"{source}: not a valid JSON list: {exc}") from exc
         return list(enumerate(data)), []
     try:  # a single JSON object (pretty-printed) is one record
         data = json.loads(stripped)
@@ -218,7 +220,7 @@ def _read_entries(text: str, source: str) -> tuple[list[tuple[int, Any]], list[s
     else:
         if isinstance(data, Mapping):
             return [(0, data)], []
-        raise ValueError(f"{source}: expected a JSON list, JSONL, or one JSON object")
+        raise DataError(f"{source}: expected a JSON list, JSONL, or one JSON object")
     entries: list[tuple[int, Any]] = []
     messages: list[str] = []
     position = 0

@@ -9,6 +9,8 @@ silently dropped problem would change every accuracy figure.
 
 from __future__ import annotations
 
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
+
 import csv
 import re
 from pathlib import Path
@@ -27,12 +29,12 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 def abench_file(path: str | Path, which: Literal["a", "b"]) -> Path:
     """The CSV for set ``which`` at ``path`` (the file itself, or a folder holding it)."""
     if which not in ABENCH_FILES:
-        raise ValueError(f"which must be 'a' or 'b', not {which!r}")
+        raise DataError(f"which must be 'a' or 'b', not {which!r}")
     p = Path(path).expanduser()
     if p.is_dir():
         p = p / ABENCH_FILES[which]
     if not p.is_file():
-        raise FileNotFoundError(
+        raise DataNotFoundError(
             f"ABench data not found at {str(path)!r}: expected {ABENCH_FILES[which]} "
             f"(set A: {ABENCH_FILES['a']}, set B: {ABENCH_FILES['b']}) or a folder containing it; "
             "get them from github.com/inclusionAI/ABench, Physics/data/"
@@ -58,11 +60,14 @@ def load_abench(path: str | Path, which: Literal["a", "b"]) -> list[Problem]:
         reader = csv.DictReader(handle)
         missing_columns = [c for c in columns if c not in (reader.fieldnames or [])]
         if missing_columns:
-            raise ValueError(f"{file.name}: missing column(s) {missing_columns}; found {reader.fieldnames}")
+            raise DataError(f"{file.name}: missing column(s) {missing_columns}; found {reader.fieldnames}")
+        if which == "a" and "subid" in (reader.fieldnames or []):
+            raise DataError(f"{file.name} has a 'subid' column: it is a Phy_B (dynamic) file; "
+                            f"run it as abench-b, or give abench-a {ABENCH_FILES['a']}")
         for line, row in enumerate(reader, start=2):
             empty = [c for c in columns if row.get(c) is None or not str(row[c]).strip()]
             if empty:
-                raise ValueError(f"{file.name} line {line} (mid={row.get('mid')!r}): empty field(s) {empty}")
+                raise DataError(f"{file.name} line {line} (mid={row.get('mid')!r}): empty field(s) {empty}")
             question = row["standard_question"]
             fmt = required_format(question)
             problems.append(
@@ -79,4 +84,9 @@ def load_abench(path: str | Path, which: Literal["a", "b"]) -> list[Problem]:
                     },
                 )
             )
+    seen: set[tuple[str, str]] = set()
+    for problem in problems:
+        if problem.key in seen:
+            raise DataError(f"{file.name}: problem mid={problem.id} variant={problem.variant} appears twice")
+        seen.add(problem.key)
     return problems

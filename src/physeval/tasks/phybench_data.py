@@ -10,6 +10,8 @@ OPTICS, ADVANCED) is the domain.
 
 from __future__ import annotations
 
+from physeval.errors import DataError, DataNotFoundError, MissingExtraError
+
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -43,9 +45,9 @@ def merge_records(records: Iterable[Mapping[str, Any]]) -> list[Problem]:
     problems: list[Problem] = []
     for index, record in enumerate(records):
         if not isinstance(record, Mapping):
-            raise ValueError(f"record {index} is not an object but {type(record).__name__}")
+            raise DataError(f"record {index} is not an object but {type(record).__name__}")
         if record.get("id") is None or str(record.get("id")).strip() == "":
-            raise ValueError(f"record {index} has no 'id'")
+            raise DataError(f"record {index} has no 'id'")
         answer = record.get("answer")
         if answer is None or not str(answer).strip():
             continue
@@ -61,9 +63,9 @@ def _read_json_list(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+        raise DataError(f"{path}: not valid JSON ({exc})") from exc
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
+        raise DataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
     return data
 
 
@@ -78,17 +80,17 @@ def load_phybench(path: str | Path) -> list[Problem]:
         candidate = target / DEFAULT_FILE
         if not candidate.is_file():
             found = sorted(p.name for p in target.glob("*.json"))
-            raise FileNotFoundError(
+            raise DataNotFoundError(
                 f"{target}: no {DEFAULT_FILE} (JSON files here: {', '.join(found) or 'none'})"
             )
         target = candidate
     if not target.is_file():
-        raise FileNotFoundError(f"PHYBench data not found: {target}")
+        raise DataNotFoundError(f"PHYBench data not found: {target}")
     records = _read_json_list(target)
     try:
         return merge_records(records)
     except ValueError as exc:
-        raise ValueError(f"{target}: {exc}") from exc
+        raise DataError(f"{target}: {exc}") from exc
 
 
 def load_phybench_hf(dataset_id: str = HF_DATASET_ID) -> list[Problem]:
@@ -99,9 +101,9 @@ def load_phybench_hf(dataset_id: str = HF_DATASET_ID) -> list[Problem]:
     try:
         from datasets import load_dataset  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise ImportError(
-            "loading PHYBench from the Hugging Face hub needs the 'datasets' package "
-            "(pip install datasets), or pass a local file with --data PATH"
+        raise MissingExtraError(
+            "loading PHYBench from the Hugging Face hub needs the 'datasets' package: pip install datasets "
+            "(or pass a local file with --data PATH)"
         ) from exc
     dataset = load_dataset(dataset_id)
     splits = dataset.values() if hasattr(dataset, "values") else [dataset]

@@ -100,7 +100,9 @@ class _State:
     script: Script
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    model: str = "scripted"
+    model: str | None = None
+    api_key: str | None = None
+    gets: int = 0
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -111,8 +113,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence access logs
         return
 
+    def _authorised(self) -> bool:
+        if self.state.api_key is None or self.headers.get("Authorization") == f"Bearer {self.state.api_key}":
+            return True
+        self._send(401, json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                              "code": "invalid_api_key"}}))
+        return False
+
     def do_GET(self) -> None:  # noqa: N802
-        if self.path.rstrip("/").endswith("/models"):
+        with self.state.lock:
+            self.state.gets += 1
+        if not self._authorised():
+            return
+        if self.path.rstrip("/").endswith("/models") and self.state.model is not None:
             self._send(200, json.dumps({"object": "list", "data": [{"id": self.state.model, "object": "model"}]}))
         else:
             self._send(404, json.dumps({"error": {"message": "not found"}}))
@@ -120,6 +133,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if not self._authorised():
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
             return
@@ -127,6 +142,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except json.JSONDecodeError:
             self._send(400, json.dumps({"error": {"message": "request body is not JSON"}}))
+            return
+        if self.state.model is not None and body.get("model") != self.state.model:
+            self._send(404, json.dumps({"error": {"message": f"The model `{body.get('model')}` does not exist.",
+                                                  "type": "NotFoundError", "code": 404}}))
             return
         with self.state.lock:
             request = Request(len(self.state.requests), body)
@@ -150,7 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
             message["reasoning_content"] = reply.reasoning
         payload = {
             "id": f"chatcmpl-{request.index}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", self.state.model),
+            "model": body.get("model", self.state.model or "scripted"),
             "choices": [{"index": i, "message": message, "finish_reason": reply.finish_reason} for i in range(n)],
             "usage": {"prompt_tokens": len(request.prompt.split()), "completion_tokens": len(reply.content.split()),
                       "total_tokens": len(request.prompt.split()) + len(reply.content.split())},
@@ -181,13 +200,21 @@ class _Server(ThreadingHTTPServer):
 class ScriptedServer:
     """Run the scripted server in a background thread; use as a context manager.
 
+    Args:
+        script: Called with each chat request; returns the :class:`Reply`.
+        model: When given, the one model name served, as vLLM does: ``GET /v1/models`` lists it
+            and a chat request naming another model gets 404. When ``None``, any name is
+            accepted and ``/v1/models`` answers 404 (a server without that route).
+        api_key: When given, every request must carry ``Authorization: Bearer <api_key>``,
+            else 401.
+
     Attributes:
         base_url: ``http://127.0.0.1:PORT/v1``.
-        requests: Every request received, in arrival order.
+        requests: Every chat request received, in arrival order (also those refused).
     """
 
-    def __init__(self, script: Script, *, model: str = "scripted") -> None:
-        self._state = _State(script=script, model=model)
+    def __init__(self, script: Script, *, model: str | None = None, api_key: str | None = None) -> None:
+        self._state = _State(script=script, model=model, api_key=api_key)
         handler = type("_BoundHandler", (_Handler,), {"state": self._state})
         self._httpd = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -208,6 +235,12 @@ class ScriptedServer:
         """A copy of the requests received so far."""
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def get_count(self) -> int:
+        """How many GET requests (``/v1/models``) arrived."""
+        with self._state.lock:
+            return self._state.gets
 
     def set_script(self, script: Script) -> None:
         """Change the replies from now on."""

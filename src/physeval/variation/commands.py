@@ -6,6 +6,8 @@ what a variant or a finding is lives here, testable without a terminal.
 
 from __future__ import annotations
 
+from physeval.errors import DataError, DataNotFoundError
+
 import json
 from pathlib import Path
 from typing import Any, Mapping
@@ -24,7 +26,7 @@ def vary_command(template_path_or_id: str, n: int = 4, seed: int = 0) -> list[di
     """``n`` variants of a template (YAML path or bank id) as JSON-ready dicts.
 
     Each dict has template_id, index, kind, question, answer, value, params and meta.
-    Raises ``KeyError``/``FileNotFoundError`` for an unknown template, ``TemplateError`` for an
+    Raises :class:`physeval.errors.UserError` for an unknown template, ``TemplateError`` for an
     invalid one and ``SamplingError`` when the variants cannot be drawn.
     """
     return [v.to_dict() for v in vary(template_path_or_id, n, seed)]
@@ -39,7 +41,7 @@ def load_solutions(source: str | Path | Mapping[str, Any] | None) -> dict[str, A
     text = Path(source).read_text(encoding="utf-8")
     data = json.loads(text) if str(source).endswith(".json") else yaml.safe_load(text)
     if not isinstance(data, dict):
-        raise ValueError(f"{source}: expected a mapping from problem id to solution")
+        raise DataError(f"{source}: expected a mapping from problem id to solution")
     return {str(k): v for k, v in data.items()}
 
 
@@ -56,12 +58,12 @@ def _read_jsonl(path: Path) -> list[Problem]:
 
 def _abench_file(data: str | Path | None, name: str) -> Path:
     if data is None:
-        raise FileNotFoundError(f"audit of ABench needs --data PATH (a folder holding {name}, or the file)")
+        raise DataNotFoundError(f"audit of ABench needs --data PATH (a folder holding {name}, or the file)")
     path = Path(data)
     if path.is_dir():
         path = path / name
     if not path.is_file():
-        raise FileNotFoundError(f"expected {name} at {path}")
+        raise DataNotFoundError(f"expected {name} at {path}")
     return path
 
 
@@ -92,7 +94,7 @@ def audit_command(
     else:
         path = Path(task_or_path)
         if not path.is_file():
-            raise FileNotFoundError(f"unknown audit target {task_or_path!r}: not abench-a, abench-b, bank-numeric or a file")
+            raise DataNotFoundError(f"unknown audit target {task_or_path!r}: not abench-a, abench-b, bank-numeric or a file")
         problems = _read_jsonl(path) if path.suffix == ".jsonl" else read_abench_csv(path)
     order = {"high": 0, "medium": 1, "low": 2}
     limit = order.get(min_severity, 2)

@@ -9,6 +9,8 @@ drawn without drawing variants ``0..i-1`` first.
 
 from __future__ import annotations
 
+from physeval.errors import UserError
+
 import hashlib
 import math
 from decimal import Decimal
@@ -22,7 +24,7 @@ __all__ = ["UniformStream", "derive_key", "sample_parameter", "SamplingError"]
 _SCALE = 1.0 / 2.0**53
 
 
-class SamplingError(RuntimeError):
+class SamplingError(UserError, RuntimeError):
     """No valid parameter set was found within the template's bounded number of tries."""
 
 

@@ -8,6 +8,8 @@ See docs/templates.md for the format, field by field.
 
 from __future__ import annotations
 
+from physeval.errors import UserError
+
 import keyword
 import re
 from dataclasses import dataclass, field
@@ -62,7 +64,7 @@ _SUFFIX_MARKERS = ("(Results should be expressed", "significant figures)", "(结
 Rule = Literal["range", "perturb", "choices", "fixed"]
 
 
-class TemplateError(ValueError):
+class TemplateError(UserError, ValueError):
     """A template that does not follow the format; ``problems`` lists (field, message) pairs."""
 
     def __init__(self, where: str, problems: list[tuple[str, str]]):
