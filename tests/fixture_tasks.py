@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from physeval.answers import extract_final_answer
-from physeval.metrics import dynamic_metrics
 from physeval.problems import Grade, Problem
 from physeval.tasks.base import Task
 from physeval.testing import Reply, Request
@@ -46,12 +45,6 @@ class ArithmeticTask(Task):
             return Grade(False, "no_answer", "no boxed answer")
         ok = found.text.strip() == problem.answer
         return Grade(ok, "correct" if ok else "wrong", f"{found.text} vs {problem.answer}", extracted=found.text)
-
-    def metrics(self, outcomes):  # type: ignore[no-untyped-def]
-        metrics = super().metrics(outcomes)
-        if self.dynamic:
-            metrics.update(dynamic_metrics(outcomes))
-        return metrics
 
 
 def arithmetic_reply(request: Request) -> Reply:

@@ -26,7 +26,7 @@ def test_run_writes_summary_and_report_prints_it(arithmetic_server: ScriptedServ
     assert summary["counts"] == {**summary["counts"], "problems": 12, "samples": 24, "answered": 24, "errors": 0}
     accuracy = summary["metrics"]["accuracy"]
     assert accuracy["value"] == pytest.approx(8 / 12) and accuracy["ci_low"] <= accuracy["value"] <= accuracy["ci_high"]
-    assert "pass@2" in summary["metrics"] and "parity=even/accuracy" in summary["metrics"]
+    assert "pass@2" in summary["metrics"] and "accuracy" in summary["breakdowns"]["parity"]["even"]
     assert summary["config"]["samples"] == 2
     capsys.readouterr()
     assert main(["report", str(out)]) == 0

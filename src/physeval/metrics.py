@@ -1,42 +1,138 @@
-"""Metrics over sample records: accuracy, avg@k, unbiased pass@k, maj@k, dynamic accuracy.
+"""Metrics over sample records, reduced in one declared order, with reproducible intervals.
 
-Every metric is first reduced to one value per problem, then averaged; the 95 % interval
-is a percentile bootstrap over problems with a fixed seed, so a summary is reproducible. A
-sample that errored (no answer from the model) counts as wrong: it stays in the
+Vocabulary: a *problem* has one or more *variants* (a static task has only variant ``"0"``);
+an *item* is one (problem id, variant); an item's *samples* are the model's K draws on it.
+A sample that errored (no answer from the model) counts as wrong: it stays in the
 denominator, and the error count is reported beside the metrics.
+
+Order of reduction (every metric of every task goes through these three steps, in this
+order; modelled on "reduce a sample's epochs first, then compute metrics across samples"):
+
+1. **Samples of one item -> the item's value.** One of: the fraction of its samples that
+   are right (or that hold a flag, or their mean score); the unbiased pass@k of its n
+   samples (Chen et al. 2021; an item with n < k samples has no pass@k); maj@k: 1 when the
+   most frequent answer class among its first k samples is a right one, else 0 (an item with
+   fewer than k samples has no maj@k). Answer classes are the grade's ``answer_key``; a
+   sample without one is a class of its own; a tie goes to the class seen first in sample
+   order (so with no repeated class, sample 0 decides).
+2. **Variants of a problem -> the problem's value.** ``mean`` over its variants (the
+   per-variant metrics: ``accuracy``, ``pass@K``, ``maj@K``), ``product`` (the dynamic
+   metrics: the chance that every variant is right; with 0/1 item values, "all right"), or
+   ``static``: variant ``"0"`` alone. A variant without a value (too few samples) is left out
+   of a mean; under ``product`` it leaves its whole problem out.
+3. **Problems -> the metric.** The mean over problems, with a 95 % percentile bootstrap
+   interval over problems (fixed seed, so a summary is reproducible).
+
+Every :class:`Metric` says what it stands on: ``n`` problems and ``n_samples`` samples.
+
+Definitions, with K the largest number of samples of any item:
+
+- ``accuracy`` (also ``avg@K`` when K > 1): item = fraction right; mean over variants.
+- ``pass@K`` (per-variant): item = unbiased pass@K; mean over variants.
+- ``maj@K`` (per-variant): item = maj@K; mean over variants. Omitted, with a note, when no
+  grade carries an answer class (a vote between unlabelled samples would only read sample 0).
+- Dynamic tasks (problems in variant families): ``static_accuracy``, ``static_pass@K``,
+  ``static_maj@K`` (variant ``"0"``); ``dynamic_accuracy``: the product over variants of the
+  item fractions, i.e. the chance that one sample of each variant, drawn independently, are
+  all right (with K = 1: every variant right); ``dynamic_pass@K``: a problem counts if every
+  variant has at least one right sample among its K; with n > k samples per item this is
+  the product over variants of the unbiased per-item pass@k, so ``dynamic_accuracy`` is
+  dynamic pass@1; ``dynamic_maj@K``: every variant's majority answer is right; ``delta`` =
+  static - dynamic accuracy per problem (paired); per-variant accuracy in the ``variant``
+  breakdown.
+- Items with fewer than K samples are left out of pass@K and maj@K (a note says how many);
+  accuracy uses every sample.
+
+Grouped metrics are structured: :class:`MetricSet` keeps the ungrouped metrics by name and the
+groups as ``breakdowns[KEY][VALUE][NAME]``, never as names encoded in strings.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 
 __all__ = [
-    "Metric", "SampleOutcome", "bootstrap_ci", "pass_at_k", "metric_from_values",
-    "accuracy_metrics", "dynamic_metrics", "rate_metrics", "mean_score_metric", "breakdown_metrics", "majority_metrics",
-    "outcomes_from_rows",
+    "Metric", "MetricSet", "SampleOutcome", "Across", "STATIC_VARIANT", "bootstrap_ci", "pass_at_k",
+    "metric_from_values", "group_items", "problem_values", "reduce_metric", "item_fraction", "item_pass_at",
+    "item_majority", "item_mean_score", "samples_per_item", "accuracy_metrics", "dynamic_metrics", "rate_metrics",
+    "mean_score_metric", "breakdown_metrics", "majority_metrics", "outcomes_from_rows",
 ]
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20240601
+STATIC_VARIANT = "0"
+
+Across = Literal["mean", "product", "static"]
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric's value with its 95 % bootstrap interval over ``n`` problems."""
+    """A metric's value with its 95 % bootstrap interval over ``n`` problems, which stand on
+    ``n_samples`` samples."""
 
     value: float
     ci_low: float
     ci_high: float
     n: int
+    n_samples: int
 
     def to_dict(self) -> dict[str, float | int]:
-        """``{"value", "ci_low", "ci_high", "n"}``."""
-        return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n}
+        """``{"value", "ci_low", "ci_high", "n", "n_samples"}``."""
+        return {"value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
+                "n_samples": self.n_samples}
+
+
+Breakdowns = Mapping[str, Mapping[str, Mapping[str, Metric]]]
+
+
+@dataclass(frozen=True)
+class MetricSet(Mapping[str, Metric]):
+    """The metrics of a run: ungrouped ones by name, grouped ones as a mapping, and notes.
+
+    It reads as the mapping of its ungrouped metrics (``metrics["accuracy"]``, ``"maj@4" in
+    metrics``); groups are ``breakdowns[KEY][VALUE][NAME]`` (e.g. ``["language"]["zh"]
+    ["accuracy"]``); ``notes`` say what was omitted or left out, and why. ``a | b`` merges two
+    sets (``b`` wins on equal names; notes keep their first-seen order, without repeats).
+    """
+
+    metrics: Mapping[str, Metric] = field(default_factory=dict)
+    breakdowns: Breakdowns = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __getitem__(self, name: str) -> Metric:
+        return self.metrics[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+    def __or__(self, other: Mapping[str, Metric]) -> MetricSet:
+        if not isinstance(other, MetricSet):
+            other = MetricSet(dict(other))
+        breakdowns: dict[str, dict[str, dict[str, Metric]]] = {}
+        for source in (self.breakdowns, other.breakdowns):
+            for key, groups in source.items():
+                for value, metrics in groups.items():
+                    breakdowns.setdefault(key, {}).setdefault(value, {}).update(metrics)
+        notes = tuple(dict.fromkeys((*self.notes, *other.notes)))
+        return MetricSet({**self.metrics, **other.metrics}, breakdowns, notes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"metrics": {NAME: {...}}, "breakdowns": {KEY: {VALUE: {NAME: {...}}}}, "notes": [...]}``."""
+        return {
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "breakdowns": {key: {value: {name: m.to_dict() for name, m in metrics.items()}
+                                 for value, metrics in groups.items()}
+                           for key, groups in self.breakdowns.items()},
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
@@ -53,6 +149,10 @@ class SampleOutcome:
     grade: Mapping[str, Any] | None = None
 
 
+ItemValue = Callable[[Sequence[SampleOutcome]], "float | None"]
+"""Step 1 of the reduction: an item's samples (in sample order) -> its value, or ``None`` (no value)."""
+
+
 def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
     """Turn run-store rows into outcomes (an errored sample is a wrong one)."""
     out = []
@@ -63,6 +163,7 @@ def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
     return out
 
 
+# -- building blocks ----------------------------------------------------------------------
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k (Chen et al. 2021): 1 - C(n-c, k) / C(n, k)."""
     if k > n:
@@ -86,137 +187,210 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLE
     return (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
 
 
-def metric_from_values(values: Sequence[float]) -> Metric:
-    """Mean of per-problem values with its bootstrap interval."""
+def metric_from_values(values: Sequence[float], *, n_samples: int | None = None) -> Metric:
+    """Mean of per-problem values with its bootstrap interval; ``n_samples`` (default: one
+    sample per value) is the number of samples the values stand on."""
+    samples = len(values) if n_samples is None else n_samples
     if not values:
-        return Metric(math.nan, math.nan, math.nan, 0)
+        return Metric(math.nan, math.nan, math.nan, 0, samples)
     low, high = bootstrap_ci(values)
-    return Metric(float(np.mean(values)), low, high, len(values))
+    return Metric(float(np.mean(values)), low, high, len(values), samples)
 
 
-def _by_problem(outcomes: Iterable[SampleOutcome]) -> dict[str, list[SampleOutcome]]:
-    grouped: dict[str, list[SampleOutcome]] = defaultdict(list)
+def group_items(outcomes: Iterable[SampleOutcome]) -> dict[str, dict[str, list[SampleOutcome]]]:
+    """problem id -> variant -> the item's samples in sample order (problems in first-seen order)."""
+    grouped: dict[str, dict[str, list[SampleOutcome]]] = defaultdict(lambda: defaultdict(list))
     for o in outcomes:
-        grouped[o.problem_id].append(o)
-    return grouped
+        grouped[o.problem_id][o.variant].append(o)
+    return {pid: {v: sorted(samples, key=lambda o: o.sample) for v, samples in variants.items()}
+            for pid, variants in grouped.items()}
 
 
-def _k_of(outcomes: Sequence[SampleOutcome]) -> int:
-    return max((o.sample for o in outcomes), default=-1) + 1
+def samples_per_item(outcomes: Iterable[SampleOutcome]) -> int:
+    """K: the largest number of samples of any item (0 without outcomes)."""
+    return max((len(s) for variants in group_items(outcomes).values() for s in variants.values()), default=0)
 
 
-def accuracy_metrics(outcomes: Sequence[SampleOutcome], *, prefix: str = "") -> dict[str, Metric]:
-    """``accuracy`` (mean over problems of the fraction of correct samples), and with K > 1
-    samples ``avg@K`` (the same number, named as papers do) and unbiased ``pass@K``."""
-    groups = _by_problem(outcomes)
-    if not groups:
-        return {}
-    per_problem = [float(np.mean([o.correct for o in g])) for g in groups.values()]
-    metrics = {f"{prefix}accuracy": metric_from_values(per_problem)}
-    k = _k_of(outcomes)
-    if k > 1:
-        metrics[f"{prefix}avg@{k}"] = metrics[f"{prefix}accuracy"]
-        passes = []
-        for g in groups.values():
-            n, c = len(g), sum(o.correct for o in g)
-            passes.append(pass_at_k(n, c, min(k, n)))
-        metrics[f"{prefix}pass@{k}"] = metric_from_values(passes)
-    return metrics
+def item_fraction(flag: Callable[[SampleOutcome], bool] | None = None) -> ItemValue:
+    """Step 1, fraction: the share of an item's samples that are right (or hold ``flag``)."""
+    test = flag or (lambda o: o.correct)
+    return lambda samples: float(np.mean([bool(test(o)) for o in samples]))
 
 
-def rate_metrics(outcomes: Sequence[SampleOutcome], name: str, flag: Callable[[SampleOutcome], bool]) -> dict[str, Metric]:
-    """``name`` = mean over problems of the fraction of samples where ``flag`` holds; with K > 1
-    samples also ``name_avg@K`` and ``name_pass@K`` (e.g. ``executable_rate``, ``executable_pass@8``)."""
-    relabelled = [SampleOutcome(o.problem_id, o.variant, o.sample, bool(flag(o))) for o in outcomes]
-    base = name.removesuffix("_rate")
-    out = {}
-    for key, metric in accuracy_metrics(relabelled).items():
-        out[name if key == "accuracy" else f"{base}_{key}"] = metric
-    return out
+def item_pass_at(k: int, flag: Callable[[SampleOutcome], bool] | None = None) -> ItemValue:
+    """Step 1, unbiased pass@k of an item's n samples; ``None`` (no value) when n < k."""
+    test = flag or (lambda o: o.correct)
+
+    def value(samples: Sequence[SampleOutcome]) -> float | None:
+        if len(samples) < k:
+            return None
+        return pass_at_k(len(samples), sum(bool(test(o)) for o in samples), k)
+    return value
 
 
-def dynamic_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-    """Dynamic-set metrics: a problem counts only when every one of its variants is right.
-
-    ``static_accuracy`` is variant ``"0"`` alone, ``dynamic_accuracy`` requires all variants
-    within the same sample index, ``delta`` = static - dynamic (per problem, so its interval is
-    paired), ``variant_<v>_accuracy`` per variant; with K > 1 samples, ``pass@K`` of each.
-    """
-    groups = _by_problem(outcomes)
-    if not groups:
-        return {}
-    k = _k_of(outcomes)
-    static_vals, dynamic_vals, delta_vals = [], [], []
-    static_pass, dynamic_pass = [], []
-    per_variant: dict[str, list[float]] = defaultdict(list)
-    for g in groups.values():
-        by_sample: dict[int, dict[str, bool]] = defaultdict(dict)
-        for o in g:
-            by_sample[o.sample][o.variant] = o.correct
-        variants = sorted({o.variant for o in g})
-        static_hits = [by_sample[s].get("0", False) for s in range(k)]
-        dynamic_hits = [all(by_sample[s].get(v, False) for v in variants) for s in range(k)]
-        s_val, d_val = float(np.mean(static_hits)), float(np.mean(dynamic_hits))
-        static_vals.append(s_val)
-        dynamic_vals.append(d_val)
-        delta_vals.append(s_val - d_val)
-        static_pass.append(pass_at_k(k, sum(static_hits), k))
-        dynamic_pass.append(pass_at_k(k, sum(dynamic_hits), k))
-        for v in variants:
-            per_variant[v].append(float(np.mean([by_sample[s].get(v, False) for s in range(k)])))
-    metrics = {
-        "static_accuracy": metric_from_values(static_vals),
-        "dynamic_accuracy": metric_from_values(dynamic_vals),
-        "delta": metric_from_values(delta_vals),
-    }
-    for v in sorted(per_variant, key=lambda x: (len(x), x)):
-        metrics[f"variant_{v}_accuracy"] = metric_from_values(per_variant[v])
-    if k > 1:
-        metrics[f"static_pass@{k}"] = metric_from_values(static_pass)
-        metrics[f"dynamic_pass@{k}"] = metric_from_values(dynamic_pass)
-    return metrics
-
-
-def mean_score_metric(outcomes: Sequence[SampleOutcome], name: str, *, scale: float = 1.0) -> dict[str, Metric]:
-    """Mean partial-credit score per problem (e.g. EED), scaled; missing scores count 0."""
-    groups = _by_problem(outcomes)
-    vals = [float(np.mean([(o.score or 0.0) * scale for o in g])) for g in groups.values()]
-    return {name: metric_from_values(vals)} if vals else {}
-
-
-def majority_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-    """``maj@K``: the most frequent answer class among a problem's K samples decides.
-
-    Samples are grouped by their grade's ``answer_key`` (an equivalence-class label set by
-    the grader); samples without one are their own class. Ties go to the class seen first.
-    """
-    k = _k_of(outcomes)
-    if k <= 1:
-        return {}
-    vals = []
-    for g in _by_problem(outcomes).values():
-        ordered = sorted(g, key=lambda o: (o.variant, o.sample))
-        labels = [o.answer_key if o.answer_key is not None else f"__sample{o.sample}" for o in ordered]
+def item_majority(k: int) -> ItemValue:
+    """Step 1, maj@k: 1.0 when the most frequent answer class among the item's first ``k``
+    samples is right; a tie goes to the class seen first; ``None`` when fewer than k samples."""
+    def value(samples: Sequence[SampleOutcome]) -> float | None:
+        if len(samples) < k:
+            return None
+        first = list(samples[:k])
+        labels: list[tuple[str, Any]] = [("class", o.answer_key) if o.answer_key is not None else ("sample", i)
+                                         for i, o in enumerate(first)]
         counts = Counter(labels)
         best = max(counts.values())
         winner = next(label for label in labels if counts[label] == best)
-        vals.append(float(any(o.correct for o, label in zip(ordered, labels) if label == winner)))
-    return {f"maj@{k}": metric_from_values(vals)}
+        return float(any(o.correct for o, label in zip(first, labels) if label == winner))
+    return value
+
+
+def item_mean_score(scale: float = 1.0) -> ItemValue:
+    """Step 1, the mean partial-credit score of an item's samples, scaled (a missing score is 0)."""
+    return lambda samples: float(np.mean([(o.score or 0.0) * scale for o in samples]))
+
+
+def problem_values(outcomes: Iterable[SampleOutcome], item: ItemValue, across: Across = "mean",
+                   ) -> dict[str, tuple[float, int]]:
+    """Steps 1 and 2: problem id -> (its value, the number of samples that value stands on).
+
+    ``item`` reduces one item's samples to a value (or ``None``: no value); ``across`` reduces
+    a problem's item values: ``mean``, ``product`` (a problem with any valueless variant is
+    left out) or ``static`` (variant ``"0"`` alone). Problems without a value are absent.
+    """
+    out: dict[str, tuple[float, int]] = {}
+    for pid, variants in group_items(outcomes).items():
+        if across == "static":
+            variants = {STATIC_VARIANT: variants[STATIC_VARIANT]} if STATIC_VARIANT in variants else {}
+        values = [(item(samples), len(samples)) for samples in variants.values()]
+        kept = [(value, n) for value, n in values if value is not None]
+        if not kept or (across == "product" and len(kept) < len(values)):
+            continue
+        reduced = math.prod(v for v, _ in kept) if across == "product" else float(np.mean([v for v, _ in kept]))
+        out[pid] = (float(reduced), sum(n for _, n in kept))
+    return out
+
+
+def reduce_metric(outcomes: Iterable[SampleOutcome], item: ItemValue, across: Across = "mean") -> Metric | None:
+    """Steps 1-3: the mean over problems of :func:`problem_values`, with its interval;
+    ``None`` when no problem has a value."""
+    per_problem = problem_values(outcomes, item, across)
+    if not per_problem:
+        return None
+    return metric_from_values([v for v, _ in per_problem.values()], n_samples=sum(n for _, n in per_problem.values()))
+
+
+def _short_items(outcomes: Sequence[SampleOutcome], k: int) -> tuple[int, int]:
+    """(items with fewer than ``k`` samples, all items)."""
+    sizes = [len(s) for variants in group_items(outcomes).values() for s in variants.values()]
+    return sum(size < k for size in sizes), len(sizes)
+
+
+def _short_note(outcomes: Sequence[SampleOutcome], k: int, names: str) -> tuple[str, ...]:
+    short, total = _short_items(outcomes, k)
+    if not short:
+        return ()
+    return (f"{names}: {short} of {total} items have fewer than {k} samples and are left out",)
+
+
+def _put(metrics: dict[str, Metric], name: str, metric: Metric | None) -> None:
+    if metric is not None:
+        metrics[name] = metric
+
+
+# -- metric families ----------------------------------------------------------------------
+def accuracy_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """``accuracy``; with K > 1 samples also ``avg@K`` (the same number, named as papers do)
+    and per-variant unbiased ``pass@K``."""
+    return rate_metrics(outcomes, "accuracy", lambda o: o.correct)
+
+
+def rate_metrics(outcomes: Sequence[SampleOutcome], name: str, flag: Callable[[SampleOutcome], bool]) -> MetricSet:
+    """``name`` = the per-item fraction of samples where ``flag`` holds, reduced as accuracy is;
+    with K > 1 samples also ``<base>_avg@K`` and ``<base>_pass@K`` (``base`` is ``name`` without
+    ``_rate``; for ``accuracy`` plain ``avg@K``/``pass@K``), e.g. ``executable_pass@8``."""
+    metrics: dict[str, Metric] = {}
+    _put(metrics, name, reduce_metric(outcomes, item_fraction(flag)))
+    if not metrics:
+        return MetricSet()
+    k = samples_per_item(outcomes)
+    notes: tuple[str, ...] = ()
+    if k > 1:
+        prefix = "" if name == "accuracy" else f"{name.removesuffix('_rate')}_"
+        metrics[f"{prefix}avg@{k}"] = metrics[name]
+        _put(metrics, f"{prefix}pass@{k}", reduce_metric(outcomes, item_pass_at(k, flag)))
+        notes = _short_note(outcomes, k, f"{prefix}pass@{k}")
+    return MetricSet(metrics, notes=notes)
+
+
+def majority_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """Per-variant ``maj@K`` (K > 1), or a note saying why it is omitted (no answer classes)."""
+    k = samples_per_item(outcomes)
+    if k <= 1:
+        return MetricSet()
+    if not any(o.answer_key is not None for o in outcomes):
+        note = f"maj@{k} omitted: no grade carries an answer class (answer_key), so a vote could only read sample 0"
+        return MetricSet(notes=(note,))
+    metrics: dict[str, Metric] = {}
+    _put(metrics, f"maj@{k}", reduce_metric(outcomes, item_majority(k)))
+    return MetricSet(metrics, notes=_short_note(outcomes, k, f"maj@{k}"))
+
+
+def dynamic_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """Variant families: static (variant ``"0"``) and dynamic (every variant) accuracy, their
+    per-problem ``delta``; with K > 1 static/dynamic ``pass@K`` and, when grades carry answer
+    classes, ``maj@K``; per-variant accuracy as the ``variant`` breakdown. See the module doc."""
+    metrics: dict[str, Metric] = {}
+    static = problem_values(outcomes, item_fraction(), "static")
+    dynamic = problem_values(outcomes, item_fraction(), "product")
+    _put(metrics, "static_accuracy", reduce_metric(outcomes, item_fraction(), "static"))
+    _put(metrics, "dynamic_accuracy", reduce_metric(outcomes, item_fraction(), "product"))
+    paired = [pid for pid in static if pid in dynamic]
+    if paired:
+        metrics["delta"] = metric_from_values([static[p][0] - dynamic[p][0] for p in paired],
+                                              n_samples=sum(dynamic[p][1] for p in paired))
+    k = samples_per_item(outcomes)
+    notes: tuple[str, ...] = ()
+    if k > 1:
+        for kind in ("static", "dynamic"):
+            across: Across = "static" if kind == "static" else "product"
+            _put(metrics, f"{kind}_pass@{k}", reduce_metric(outcomes, item_pass_at(k), across))
+            if any(o.answer_key is not None for o in outcomes):
+                _put(metrics, f"{kind}_maj@{k}", reduce_metric(outcomes, item_majority(k), across))
+        notes = _short_note(outcomes, k, f"static/dynamic pass@{k} and maj@{k}")
+    variants = breakdown_metrics(outcomes, "variant", lambda group: _only(accuracy_metrics(group), "accuracy"),
+                                 value_of=lambda o: o.variant)
+    return MetricSet(metrics, notes=notes) | variants
+
+
+def _natural(value: str) -> tuple[int, int, str]:
+    """Sort key: numbers by value first ("2" before "10"), then text."""
+    return (0, int(value), "") if value.isdigit() else (1, 0, value)
+
+
+def _only(metrics: MetricSet, *names: str) -> MetricSet:
+    return MetricSet({n: m for n, m in metrics.items() if n in names})
+
+
+def mean_score_metric(outcomes: Sequence[SampleOutcome], name: str, *, scale: float = 1.0) -> MetricSet:
+    """``name``: the mean partial-credit score (e.g. EED), scaled, reduced as accuracy is."""
+    metrics: dict[str, Metric] = {}
+    _put(metrics, name, reduce_metric(outcomes, item_mean_score(scale)))
+    return MetricSet(metrics)
 
 
 def breakdown_metrics(outcomes: Sequence[SampleOutcome], key: str,
-                      compute: Callable[[Sequence[SampleOutcome]], dict[str, Metric]] = accuracy_metrics,
-                      ) -> dict[str, Metric]:
-    """``compute`` within each value of the problem meta field ``key``: ``<key>=<value>/<metric>``."""
+                      compute: Callable[[Sequence[SampleOutcome]], Mapping[str, Metric]] = accuracy_metrics,
+                      *, value_of: Callable[[SampleOutcome], Any] | None = None) -> MetricSet:
+    """``compute`` within each value of the problem meta field ``key`` (or of ``value_of``):
+    ``breakdowns[key][value][name]``, values in sorted order (numbers by value). The groups' notes are dropped:
+    every item of a group is an item of the whole, whose notes already count it."""
+    get = value_of or (lambda o: (o.meta or {}).get(key))
     groups: dict[str, list[SampleOutcome]] = defaultdict(list)
     for o in outcomes:
-        value = (o.meta or {}).get(key)
+        value = get(o)
         if value is not None and value != "":
             groups[str(value)].append(o)
-    out: dict[str, Metric] = {}
-    if len(groups) < 1:
-        return out
-    for value in sorted(groups):
-        for name, metric in compute(groups[value]).items():
-            out[f"{key}={value}/{name}"] = metric
-    return out
+    if not groups:
+        return MetricSet()
+    table = {value: dict(compute(groups[value])) for value in sorted(groups, key=_natural)}
+    return MetricSet(breakdowns={key: {value: metrics for value, metrics in table.items() if metrics}})

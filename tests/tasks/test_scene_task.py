@@ -72,7 +72,7 @@ def test_bank_scene_runs_renders_and_judges(tmp_path: Path) -> None:
 
     metrics = task.metrics(outcomes_from_rows(rows))
     assert {"executable_rate", "render_rate", "playable_rate", "accuracy"} <= set(metrics)
-    assert any(name.startswith("domain=") for name in metrics)
+    assert metrics.breakdowns["domain"] and all("playable_rate" in m for m in metrics.breakdowns["domain"].values())
 
 
 def test_without_judges_scenes_are_rendered_but_not_scored(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def test_phybench_run_scores_equivalence_and_eed(tmp_path: Path) -> None:
     metrics = task.metrics(outcomes_from_rows(rows.values()))
     assert round(metrics["accuracy"].value, 4) == round(1 / 3, 4)
     assert round(metrics["eed_mean"].value, 2) == round((100 + 46.67) / 3, 2)
-    assert "tag=OPTICS/eed_mean" in metrics
+    assert "eed_mean" in metrics.breakdowns["tag"]["OPTICS"]
 
 
 def test_pool_and_inline_grading_agree(tmp_path: Path) -> None:

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from physeval.report.plots import count_bars, histogram, metric_bars
-from physeval.report.summary import read_summary
+from physeval.report.summary import metric_entries, read_summary
 from physeval.store import RunStore
 
 __all__ = ["write_html_report", "REPORT_NAME"]
 
 REPORT_NAME = "report.html"
 _SAMPLE_ROWS = 200
+_GROUP_PLOTTED = ("accuracy", "playable_rate")  # what the per-group bar charts show
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
@@ -37,15 +38,15 @@ def write_html_report(run_dir: str | Path, path: str | Path | None = None) -> Pa
     summary = read_summary(run_dir)
     with RunStore(run_dir) as store:
         rows = store.rows()
-    headline = {n: m for n, m in summary["metrics"].items() if "/" not in n}
+    headline = summary.get("metrics") or {}
     groups: dict[str, dict[str, Any]] = {}
-    for name, metric in summary["metrics"].items():
-        if "/" in name:
-            group, metric_name = name.split("/", 1)
-            if metric_name in ("accuracy", "playable_rate"):
-                groups.setdefault(group.split("=", 1)[0], {})[name] = metric
+    for key, by_value in (summary.get("breakdowns") or {}).items():
+        for value, metrics in by_value.items():
+            for name in _GROUP_PLOTTED:
+                if name in metrics:
+                    groups.setdefault(key, {})[f"{value} · {name}"] = metrics[name]
     parts = [f"<h1>{_e(summary['task'])} &middot; {_e(summary['model'])}</h1>", _counts_table(summary)]
-    parts.append("<h2>Metrics</h2>" + _metrics_table(summary["metrics"]))
+    parts.append("<h2>Metrics</h2>" + _metrics_table(summary) + _notes(summary))
     images = [metric_bars(headline, "headline metrics (95% bootstrap CI)")]
     images += [metric_bars(g, f"accuracy by {key}") for key, g in sorted(groups.items())]
     images.append(count_bars(summary["counts"].get("outcomes", {}), "grading outcomes"))
@@ -84,13 +85,20 @@ def _counts_table(summary: dict[str, Any]) -> str:
     return f"<table>{cells}</table>"
 
 
-def _metrics_table(metrics: dict[str, Any]) -> str:
-    head = "<tr><th>metric</th><th>value</th><th>95% CI</th><th>n</th></tr>"
+def _metrics_table(summary: dict[str, Any]) -> str:
+    head = "<tr><th>metric</th><th>group</th><th>value</th><th>95% CI</th><th>n</th><th>samples</th></tr>"
     body = "".join(
-        f"<tr><td>{_e(name)}</td><td class='num'>{_fmt(m.get('value'))}</td>"
+        f"<tr><td>{_e(key.name)}</td><td>{_e(f'{key.key} = {key.value}' if key.key is not None else '')}</td>"
+        f"<td class='num'>{_fmt(m.get('value'))}</td>"
         f"<td class='num'>[{_fmt(m.get('ci_low'))}, {_fmt(m.get('ci_high'))}]</td>"
-        f"<td class='num'>{_e(m.get('n', ''))}</td></tr>" for name, m in metrics.items())
+        f"<td class='num'>{_e(m.get('n', ''))}</td><td class='num'>{_e(m.get('n_samples', ''))}</td></tr>"
+        for key, m in metric_entries(summary))
     return f"<table>{head}{body}</table>"
+
+
+def _notes(summary: dict[str, Any]) -> str:
+    notes = summary.get("notes") or []
+    return f"<ul class='notes'>{''.join(f'<li>{_e(n)}</li>' for n in notes)}</ul>" if notes else ""
 
 
 def _samples_table(rows: list[Any]) -> str:

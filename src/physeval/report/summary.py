@@ -1,8 +1,12 @@
 """``summary.json`` of a run and its terminal table.
 
 Layout: ``{"task", "model", "config", "counts": {"problems", "samples", "answered", "errors",
-"planned_samples"}, "metrics": {NAME: {"value", "ci_low", "ci_high", "n"}}}``. It is computed
-from the run store alone, so a resumed run's summary equals an uninterrupted run's.
+"planned_samples"}, "metrics": {NAME: M}, "breakdowns": {KEY: {VALUE: {NAME: M}}}, "notes": [...]}``
+with ``M = {"value", "ci_low", "ci_high", "n" (problems), "n_samples"}``. ``metrics`` holds the
+ungrouped metrics, ``breakdowns`` the grouped ones (e.g. ``["language"]["zh"]["accuracy"]``),
+``notes`` what was omitted or left out and why (see :mod:`physeval.metrics` for the order of
+reduction). Readers walk this structure with :func:`metric_entries`; no name encodes a group.
+It is computed from the run store alone, so a resumed run's summary equals an uninterrupted run's.
 """
 
 from __future__ import annotations
@@ -10,16 +14,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, NamedTuple
 
 from rich.console import Console
 from rich.table import Table
 
-from physeval.metrics import outcomes_from_rows
+from physeval.metrics import MetricSet, outcomes_from_rows
 from physeval.store import RunStore
 from physeval.tasks.base import Task
 
-__all__ = ["build_summary", "write_summary", "read_summary", "print_summary", "SUMMARY_NAME"]
+__all__ = ["build_summary", "write_summary", "read_summary", "print_summary", "metric_entries", "MetricKey",
+           "SUMMARY_NAME"]
 
 SUMMARY_NAME = "summary.json"
 
@@ -27,8 +32,13 @@ SUMMARY_NAME = "summary.json"
 def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, Any]) -> dict[str, Any]:
     """Counts and metrics (with bootstrap intervals) over every row in ``store``."""
     rows = store.rows()
-    outcomes = outcomes_from_rows(rows)
+    # Metrics stand on graded samples only: a request, grader or judge that failed measured
+    # nothing. Those rows are counted under "errors" and make the run incomplete instead.
+    outcomes = outcomes_from_rows([r for r in rows if r.status == "answered"])
     metrics = task.metrics(outcomes)
+    if not isinstance(metrics, MetricSet):  # a plugin task that still returns a plain mapping
+        metrics = MetricSet(dict(metrics))
+    reduced = metrics.to_dict()
     planned = store.get_meta("planned", {}) or {}
     errors = sum(r.status == "error" for r in rows)
     error_kinds: dict[str, int] = {}
@@ -52,8 +62,9 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
             "error_kinds": dict(sorted(error_kinds.items())),
             "outcomes": dict(sorted(outcome_counts.items())),
         },
-        # headline metrics first, then per-group breakdowns (``key=value/metric``)
-        "metrics": {name: m.to_dict() for name, m in sorted(metrics.items(), key=lambda kv: "/" in kv[0])},
+        "metrics": reduced["metrics"],        # ungrouped, by name
+        "breakdowns": reduced["breakdowns"],  # KEY -> VALUE -> NAME
+        "notes": reduced["notes"],            # what was omitted or left out, and why
     }
 
 
@@ -85,23 +96,76 @@ def read_summary(run_dir: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+class MetricKey(NamedTuple):
+    """Where a metric sits in a summary: its name, and for grouped metrics the group."""
+
+    name: str
+    key: str | None = None
+    value: str | None = None
+
+    @property
+    def label(self) -> str:
+        """For display only: ``accuracy`` or ``accuracy (language = zh)``."""
+        return self.name if self.key is None else f"{self.name} ({self.key} = {self.value})"
+
+    def lookup(self, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """This metric's entry in ``summary`` (``None`` when the run lacks it)."""
+        if self.key is None:
+            return (summary.get("metrics") or {}).get(self.name)
+        groups = (summary.get("breakdowns") or {}).get(self.key) or {}
+        return (groups.get(self.value) or {}).get(self.name)
+
+
+def metric_entries(summary: dict[str, Any], *, breakdowns: bool = True) -> Iterator[tuple[MetricKey, dict[str, Any]]]:
+    """Every metric of ``summary`` with its structured key: the ungrouped ones first, then each
+    breakdown key, value and metric in the summary's order."""
+    for name, entry in (summary.get("metrics") or {}).items():
+        yield MetricKey(name), entry
+    if breakdowns:
+        for key, groups in (summary.get("breakdowns") or {}).items():
+            for value, metrics in groups.items():
+                for name, entry in metrics.items():
+                    yield MetricKey(name, key, value), entry
+
+
 def print_summary(summary: dict[str, Any], console: Console | None = None, *, breakdowns: bool = True) -> None:
-    """The summary as a rich table: headline metrics first, then breakdowns."""
+    """The summary as rich tables: the ungrouped metrics, then one table per breakdown key, then
+    the notes. Every row shows the problems (n) and samples it stands on."""
     console = console or Console()
     counts = summary["counts"]
     title = f"{summary['task']} · {summary['model']}"
     caption = (f"{counts['problems']} problems · {counts['samples']} samples "
                f"({counts['planned_samples']} planned) · {counts['answered']} answered · {counts['errors']} errors")
+    table = _metric_table(title, caption, ())
+    for name, m in (summary.get("metrics") or {}).items():
+        table.add_row(name, *_cells(m))
+    console.print(table)
+    for key, groups in (summary.get("breakdowns") or {}).items() if breakdowns else ():
+        table = _metric_table(f"by {key}", None, (key,))
+        for value, metrics in groups.items():
+            for i, (name, m) in enumerate(metrics.items()):
+                table.add_row(str(value) if i == 0 else "", name, *_cells(m))
+            table.add_section()
+        console.print(table)
+    for note in summary.get("notes") or ():
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
+def _metric_table(title: str, caption: str | None, lead: tuple[str, ...]) -> Table:
     table = Table(title=title, caption=caption)
+    for column in lead:
+        table.add_column(column)
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI", justify="right")
     table.add_column("n", justify="right")
-    for name, m in summary["metrics"].items():
-        if "/" in name and not breakdowns:
-            continue
-        table.add_row(name, _fmt(m["value"]), f"[{_fmt(m['ci_low'])}, {_fmt(m['ci_high'])}]", str(m.get("n", "")))
-    console.print(table)
+    table.add_column("samples", justify="right")
+    return table
+
+
+def _cells(m: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (_fmt(m.get("value")), f"[{_fmt(m.get('ci_low'))}, {_fmt(m.get('ci_high'))}]", str(m.get("n", "")),
+            str(m.get("n_samples", "")))
 
 
 def _fmt(value: float | None) -> str:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 from physeval.grading.numeric import NumericGrade, grade_numeric
-from physeval.metrics import Metric, SampleOutcome, dynamic_metrics
 from physeval.problems import Problem
 from physeval.tasks.abench_data import load_abench
 from physeval.tasks.base import Task, TaskError
@@ -28,7 +27,7 @@ ABENCH_PROMPT = (
 
 
 class NumericTask(Task):
-    """A task whose answers are one quantity: graded numerically, dynamic metrics when variants exist.
+    """A task whose answers are one quantity: graded numerically; the base metrics (dynamic ones for variants).
 
     Options: ``rel_tol`` (0.01), ``compat`` (None or ``abench``), ``strict_format`` (False),
     ``box`` (``last``).
@@ -47,13 +46,6 @@ class NumericTask(Task):
         )
         key = f"{grade.predicted:.3g}" if grade.predicted is not None else None
         return dataclasses.replace(grade, answer_key=key)
-
-    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-        """Accuracy (and avg/pass/maj@K), per-language; dynamic metrics for variant families."""
-        metrics = super().metrics(outcomes)
-        if self.dynamic:
-            metrics.update(dynamic_metrics(outcomes))
-        return metrics
 
 
 def _data_path(task: Task, which: str) -> Path:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
-from physeval.metrics import Metric, SampleOutcome, accuracy_metrics, breakdown_metrics, majority_metrics
+from physeval.metrics import (
+    MetricSet, SampleOutcome, accuracy_metrics, breakdown_metrics, dynamic_metrics, majority_metrics,
+)
 from physeval.problems import Grade, Problem
 
 __all__ = ["Task", "GradeContext", "TaskError", "read_prompt_file"]
@@ -86,13 +88,20 @@ class Task:
         """Grade off the event loop; tracks with I/O in grading override this."""
         return await asyncio.to_thread(self.grade, problem, response)
 
-    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-        """Headline metrics, then breakdowns by each of :attr:`breakdowns`."""
-        metrics = accuracy_metrics(outcomes)
-        metrics.update(majority_metrics(outcomes))
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Headline metrics (accuracy, avg/pass/maj@K; static/dynamic ones when :attr:`dynamic`),
+        then :meth:`group_metrics` per value of each of :attr:`breakdowns`, reduced in the
+        order :mod:`physeval.metrics` declares."""
+        metrics = accuracy_metrics(outcomes) | majority_metrics(outcomes)
+        if self.dynamic:
+            metrics |= dynamic_metrics(outcomes)
         for key in self.breakdowns:
-            metrics.update(breakdown_metrics(outcomes, key))
+            metrics |= breakdown_metrics(outcomes, key, self.group_metrics)
         return metrics
+
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """What each breakdown group reports (accuracy, avg@K, pass@K)."""
+        return accuracy_metrics(outcomes)
 
     def config(self) -> dict[str, Any]:
         """The options that define this task's results, for ``summary.json``."""

@@ -19,7 +19,7 @@ import os
 from typing import Any, ClassVar, Sequence
 
 from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
-from physeval.metrics import Metric, SampleOutcome, breakdown_metrics, dynamic_metrics, mean_score_metric
+from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
 from physeval.problems import Problem
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
@@ -77,15 +77,13 @@ class SymbolicTask(Task):
                                            problem.meta.get("dimensions"))
         return _with_key(grade)
 
-    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-        """accuracy, eed_mean (0-100), pass@K and maj@K; per tag; dynamic metrics for variants."""
-        metrics = super().metrics(outcomes)
-        metrics.update(mean_score_metric(outcomes, "eed_mean", scale=100.0))
-        for key in self.breakdowns:
-            metrics.update(breakdown_metrics(outcomes, key, lambda o: mean_score_metric(o, "eed_mean", scale=100.0)))
-        if self.dynamic:
-            metrics.update(dynamic_metrics(outcomes))
-        return metrics
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""
+        return super().metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
+
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Per group: accuracy, avg@K, pass@K and eed_mean."""
+        return super().group_metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
 
 
 def _with_key(grade: SymbolicGrade) -> SymbolicGrade:

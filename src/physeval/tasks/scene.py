@@ -15,10 +15,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar, Sequence
 
-from physeval.metrics import Metric, SampleOutcome, breakdown_metrics, metric_from_values, rate_metrics
+from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
 from physeval.models.spec import model_from_spec
 from physeval.problems import Grade, Problem
 from physeval.scenes.bank_data import load_scene_bank
@@ -167,30 +167,34 @@ class SceneTask(Task):
         return self._pool
 
     # -- metrics --------------------------------------------------------------------------
-    def metrics(self, outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level."""
         metrics = _scene_metrics(outcomes)
         for key in self.breakdowns:
-            metrics.update(breakdown_metrics(outcomes, key, _scene_metrics))
+            metrics |= breakdown_metrics(outcomes, key, self.group_metrics)
         return metrics
 
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Per group: the same scene metrics as the whole run."""
+        return _scene_metrics(outcomes)
 
-def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, Metric]:
-    def flag(name: str):  # type: ignore[no-untyped-def]
+
+def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """Rates of the render stages and accuracy, reduced per item then per problem like every
+    metric (see :mod:`physeval.metrics`); judge cost per judged sample, over judged samples only."""
+    def flag(name: str) -> Callable[[SampleOutcome], bool]:
         return lambda o: bool((o.grade or {}).get(name))
 
-    metrics: dict[str, Metric] = {}
-    metrics.update(rate_metrics(outcomes, "executable_rate", flag("executable")))
-    metrics.update(rate_metrics(outcomes, "render_rate", flag("rendered")))
-    metrics.update(rate_metrics(outcomes, "playable_rate", flag("playable")))
-    judged = any((o.grade or {}).get("judged") for o in outcomes)
+    metrics = (rate_metrics(outcomes, "executable_rate", flag("executable"))
+               | rate_metrics(outcomes, "render_rate", flag("rendered"))
+               | rate_metrics(outcomes, "playable_rate", flag("playable")))
+    judged = [o for o in outcomes if (o.grade or {}).get("judged")]
     if judged:
-        metrics.update(rate_metrics(outcomes, "accuracy", lambda o: o.correct))
-        tokens = [float((o.grade or {}).get("judge_tokens") or 0) for o in outcomes if (o.grade or {}).get("judged")]
-        seconds = [float((o.grade or {}).get("judge_seconds") or 0) for o in outcomes
-                   if (o.grade or {}).get("judged")]
-        metrics["judge_tokens_per_judged_sample"] = metric_from_values(tokens)
-        metrics["judge_seconds_per_judged_sample"] = metric_from_values(seconds)
+        metrics |= rate_metrics(outcomes, "accuracy", lambda o: o.correct)
+        for name, field_name in (("judge_tokens_per_judged_sample", "judge_tokens"),
+                                 ("judge_seconds_per_judged_sample", "judge_seconds")):
+            cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
+            metrics |= mean_score_metric(cost, name)
     return metrics
 
 
