@@ -1,0 +1,183 @@
+"""Run untrusted Python programs (model-written scene renderers) in isolation.
+
+Why: a scene sample is a program a model wrote; it must not see API keys, physeval's sources or
+the task data, reach the network or the host's sockets, leave IPC objects behind, write outside
+its own directory, fork without end, or fill memory or disk.
+
+The threat model and the layers, shared by every isolating backend:
+
+* **Backends** (:mod:`.backend`): ``bwrap`` (bubblewrap; works as root and, with unprivileged
+  user namespaces, as an ordinary user; preferred), ``namespaces`` (util-linux ``unshare``;
+  root only) and ``none`` (no isolation; must be named, warns every run). ``auto`` picks the
+  best available isolating one and never ``none``: with nothing available a run raises
+  :class:`SandboxUnavailable` (a render's stage ``sandbox_error``), never runs unisolated.
+* **Namespaces**: network (loopback only), IPC, PID, UTS, cgroup, mount (and user for bwrap).
+* **Filesystem** (:mod:`.mounts`): an own root with only the interpreter, ``/usr`` and a few
+  ``/etc`` files, read-only; private size-limited tmpfs ``/tmp``, ``/dev/shm`` and working
+  directory; a private devpts. Nothing is mounted writable from the host: the program's
+  collected files and the status come back through descriptors the host opened.
+* **User**: a random unprivileged uid when physeval is root (so ``RLIMIT_NPROC`` binds), no
+  capabilities, ``no_new_privs``; the environment is rebuilt from nothing.
+* **Memory** (:mod:`.cgroup`, :mod:`.budget`): a per-run cgroup v2 (``memory.max``,
+  ``pids.max``) where the host delegates one; otherwise ``RLIMIT_AS`` per process, a watcher
+  of the run's total resident memory and a seccomp filter refusing memfd. Concurrent runs
+  share a host-wide budget and queue rather than overcommit.
+* **Limits and supervision** (:mod:`._init_program`): CPU, address space, file size, open
+  files, processes, message queues, no core dumps; the wall clock; every process of the run is
+  killed when the program ends; stdout and stderr are capped.
+
+:func:`isolation_report` says what is in force; ``physeval sandbox check`` also measures it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from collections.abc import Sequence
+from pathlib import Path
+
+from physeval.scenes.sandbox import bwrap as _bwrap  # noqa: F401  (registers the backend)
+from physeval.scenes.sandbox import namespaces as _namespaces  # noqa: F401
+from physeval.scenes.sandbox import unsafe as _unsafe  # noqa: F401
+from physeval.scenes.sandbox.backend import (
+    AUTO,
+    Backend,
+    backend_names,
+    choose_backend,
+    get_backend,
+    register_backend,
+)
+from physeval.scenes.sandbox.budget import MemoryBudget, default_budget
+from physeval.scenes.sandbox.limits import (
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailable,
+)
+from physeval.scenes.sandbox.report import check_properties, isolation_report
+
+__all__ = [
+    "AUTO",
+    "SANDBOX_PACKAGES",
+    "Backend",
+    "MemoryBudget",
+    "SandboxLimits",
+    "SandboxResult",
+    "SandboxUnavailable",
+    "backend_names",
+    "check_properties",
+    "choose_backend",
+    "default_budget",
+    "default_sandbox_python",
+    "get_backend",
+    "isolation_report",
+    "register_backend",
+    "run_sandboxed",
+    "sandbox_venv_path",
+    "setup_sandbox_env",
+]
+
+SANDBOX_PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "matplotlib",
+    "opencv-python-headless",
+    "imageio",
+    "imageio-ffmpeg",
+    "av",
+    "scipy",
+)
+"""The exact libraries of the sandbox interpreter (and what the scene prompt promises)."""
+
+
+def run_sandboxed(
+    code: str,
+    *,
+    args: Sequence[str] = (),
+    limits: SandboxLimits | None = None,
+    python: str | None = None,
+    collect: Sequence[str] = (),
+    collect_dir: str | os.PathLike[str] | None = None,
+    sandbox: str = AUTO,
+    budget: MemoryBudget | None = None,
+) -> SandboxResult:
+    """Run the Python source ``code`` isolated and report how it ended.
+
+    Args:
+        code: The program's source text.
+        args: Command-line arguments; ``"{workdir}"`` in them is replaced by the program's
+            (absolute) working directory, e.g. ``("{workdir}/out.mp4",)``.
+        limits: Resource limits; :class:`SandboxLimits` defaults when ``None``.
+        python: Interpreter for the program; :func:`default_sandbox_python` when ``None``.
+        collect: Plain file names in the working directory to copy out after the run
+            (regular files only, symlinks refused).
+        collect_dir: Where collected files go (created if needed; required with ``collect``).
+        sandbox: A backend name (:func:`backend_names`) or ``"auto"``.
+        budget: The memory budget the run reserves its footprint in (:func:`default_budget`).
+
+    Never raises for anything the program does. Raises :class:`SandboxUnavailable` when the
+    backend asked for cannot run here, when ``auto`` finds no isolating backend, or when
+    ``none`` is asked for with ``limits.require_isolation``; ``ValueError`` for bad arguments.
+    """
+    limits = limits or SandboxLimits()
+    backend = choose_backend(sandbox, require_isolation=limits.require_isolation)
+    python = os.path.abspath(python or default_sandbox_python())
+    return backend.run(
+        code,
+        args=args,
+        limits=limits,
+        python=python,
+        collect=collect,
+        collect_dir=collect_dir,
+        budget=budget,
+    )
+
+
+def sandbox_venv_path() -> Path:
+    """Where ``physeval sandbox setup`` puts the dedicated interpreter environment."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("physeval")) / "sandbox-venv"
+
+
+def default_sandbox_python() -> str:
+    """The interpreter programs run with: ``$PHYSEVAL_SANDBOX_PYTHON``, else the dedicated venv
+    made by ``physeval sandbox setup`` when it exists, else the current interpreter.
+    """
+    env = os.environ.get("PHYSEVAL_SANDBOX_PYTHON")
+    if env:
+        return env
+    dedicated = sandbox_venv_path() / "bin" / "python"
+    return str(dedicated) if dedicated.exists() else sys.executable
+
+
+def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:
+    """Create a venv at ``path`` holding exactly :data:`SANDBOX_PACKAGES`; return its python.
+
+    Installs from the configured package index with pip (network needed, once). The venv's
+    directories are made world-readable so the sandbox's unprivileged uid can use them.
+    """
+    root = Path(path).resolve()
+    venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(root)
+    py = root / "bin" / "python"
+    subprocess.run(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            *SANDBOX_PACKAGES,
+        ],
+        check=True,
+    )
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames:
+            p = os.path.join(dirpath, name)
+            os.chmod(p, os.stat(p).st_mode | 0o055)
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            if not os.path.islink(p):
+                os.chmod(p, os.stat(p).st_mode | 0o044)
+    return py

@@ -1,0 +1,165 @@
+"""The sandbox backend interface, the registry of backends by name, and the choice of ``auto``.
+
+Why: how a program is isolated depends on the host (root or not, bubblewrap installed or
+not, user namespaces allowed or not). Callers name what they want (``--sandbox``, the
+``sandbox`` task option, ``render_program(..., sandbox=...)``); a backend is one registered
+class with three duties:
+
+* :meth:`Backend.available` says whether it can run here and why not (probed once by running
+  a trivial program through it);
+* :meth:`Backend.run` runs a program and reports how it ended (the host side is shared, see
+  :mod:`.host`; a backend only builds its command line in :meth:`Backend.command`);
+* :meth:`Backend.isolation_report` states what it isolates.
+
+``auto`` is the first available *isolating* backend in rank order (``bwrap``, then
+``namespaces``). ``none`` (no isolation) is never chosen by ``auto``: it must be named, and
+it warns loudly every time. When nothing isolating is available ``auto`` raises
+:class:`SandboxUnavailable` with every backend's reason, which renders turn into the stage
+``sandbox_error``.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, TypeVar
+
+from physeval.scenes.sandbox.budget import MemoryBudget
+from physeval.scenes.sandbox.host import RunContext, execute
+from physeval.scenes.sandbox.limits import (
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailable,
+)
+
+__all__ = [
+    "AUTO",
+    "Backend",
+    "backend_names",
+    "choose_backend",
+    "get_backend",
+    "register_backend",
+]
+
+AUTO = "auto"
+_REGISTRY: dict[str, type[Backend]] = {}
+_INSTANCES: dict[str, Backend] = {}
+_lock = threading.Lock()
+B = TypeVar("B", bound="type[Backend]")
+
+
+class Backend(ABC):
+    """One way of isolating a program. Subclasses set ``name`` and ``rank`` and build a command."""
+
+    name: ClassVar[str]
+    rank: ClassVar[int] = 100
+    """``auto`` tries isolating backends from the lowest rank up."""
+    isolating: ClassVar[bool] = True
+    """Whether the backend isolates at all (``none`` does not, and ``auto`` never picks it)."""
+
+    def __init__(self) -> None:
+        self._probe: tuple[bool, str] | None = None
+        self._probe_lock = threading.Lock()
+
+    def available(self) -> tuple[bool, str]:
+        """``(True, what works)`` or ``(False, why not)``; probed once, thread-safe."""
+        with self._probe_lock:
+            if self._probe is None:
+                self._probe = self._check()
+            return self._probe
+
+    @abstractmethod
+    def _check(self) -> tuple[bool, str]:
+        """Probe the host (run a trivial program through the backend)."""
+
+    @abstractmethod
+    def command(self, ctx: RunContext) -> list[str]:
+        """The command line that runs the init (``ctx.cfg``) inside this backend's isolation."""
+
+    @abstractmethod
+    def isolation_report(self) -> dict[str, Any]:
+        """What this backend isolates, as ``property -> description`` plus ``warnings``."""
+
+    def run(
+        self,
+        code: str,
+        *,
+        args: Sequence[str] = (),
+        limits: SandboxLimits | None = None,
+        python: str,
+        collect: Sequence[str] = (),
+        collect_dir: Any = None,
+        budget: MemoryBudget | None = None,
+    ) -> SandboxResult:
+        """Run the Python source ``code`` with the interpreter ``python`` (see :func:`run_sandboxed`)."""
+        return execute(
+            self,
+            code,
+            args,
+            limits or SandboxLimits(),
+            python,
+            collect,
+            collect_dir,
+            budget,
+        )
+
+
+def register_backend(cls: B) -> B:
+    """Class decorator: make a backend choosable by its ``name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def backend_names() -> list[str]:
+    """Every registered backend, in ``auto``'s order (``none`` last)."""
+    return [
+        c.name
+        for c in sorted(
+            _REGISTRY.values(), key=lambda c: (not c.isolating, c.rank, c.name)
+        )
+    ]
+
+
+def get_backend(name: str) -> Backend:
+    """The (shared) instance of the backend called ``name``."""
+    with _lock:
+        if name not in _REGISTRY:
+            known = ", ".join([AUTO, *backend_names()])
+            raise ValueError(f"unknown sandbox backend {name!r} (known: {known})")
+        if name not in _INSTANCES:
+            _INSTANCES[name] = _REGISTRY[name]()
+        return _INSTANCES[name]
+
+
+def choose_backend(name: str = AUTO, *, require_isolation: bool = False) -> Backend:
+    """The backend to use for ``name`` (``auto``: the best available isolating one).
+
+    Raises :class:`SandboxUnavailable` when the named backend cannot run here, when ``auto``
+    finds no isolating backend, or when ``none`` is named but isolation is required.
+    """
+    if name == AUTO:
+        reasons = []
+        for candidate in backend_names():
+            backend = get_backend(candidate)
+            if not backend.isolating:
+                continue
+            ok, why = backend.available()
+            if ok:
+                return backend
+            reasons.append(f"{candidate}: {why}")
+        raise SandboxUnavailable(
+            "no isolating sandbox backend works here ("
+            + "; ".join(reasons)
+            + "). Install bubblewrap "
+            "(apt-get install bubblewrap) or run as root; --sandbox none runs programs unisolated"
+        )
+    backend = get_backend(name)
+    if require_isolation and not backend.isolating:
+        raise SandboxUnavailable(
+            f"sandbox backend {name!r} does not isolate and isolation is required"
+        )
+    ok, why = backend.available()
+    if not ok:
+        raise SandboxUnavailable(f"sandbox backend {name!r} is unavailable: {why}")
+    return backend

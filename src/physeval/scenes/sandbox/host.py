@@ -1,0 +1,487 @@
+"""The host side of one sandboxed run, shared by every backend.
+
+A run: reserve the run's footprint in the memory budget; make a private working directory
+(only the program file and the descriptors below live there); open, on the host, one
+descriptor for the init's status JSON and one per file to collect, and hand them to the
+sandbox, so nothing of the host is ever mounted writable; make a per-run cgroup when the host
+allows (:mod:`.cgroup`); let the backend turn the init's configuration into a command line;
+start it in a new session with a minimal environment; drain stdout and stderr into capped
+tails; enforce a host-side deadline (the init enforces the wall clock itself; this is the
+backstop); then read the status, move the collected files out, and remove everything.
+
+The host trusts nothing the sandbox returns beyond what it asked for: only names it asked to
+collect, only regular files it created itself, only as many bytes as the status claims and
+the file-size limit allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from physeval.scenes.sandbox.budget import MemoryBudget, default_budget
+from physeval.scenes.sandbox.cgroup import RunCgroup, cgroup_support
+from physeval.scenes.sandbox.limits import SandboxLimits, SandboxResult
+from physeval.scenes.sandbox.mounts import MINIMAL_PATH
+
+if TYPE_CHECKING:
+    from physeval.scenes.sandbox.backend import Backend
+
+__all__ = ["RunContext", "execute", "init_interpreter", "init_source"]
+
+SETUP_FAILED_CODE = 125
+UID_RANGE = (1_000_000, 1_900_000_000)
+_INIT_PATH = Path(__file__).with_name("_init_program.py")
+
+# Runs between fork and the backend, as the caller: join the run's cgroup; when root, stage the
+# binds in a private mount namespace (so a uid that cannot search e.g. /root can still bind
+# what lies below it), then drop to the sandbox uid; finally exec the backend.
+_LAUNCHER = (
+    "import ctypes, json, os, sys\n"
+    "cfg = json.loads(sys.argv[1])\n"
+    "if cfg['procs']:\n"
+    "    with open(cfg['procs'], 'w') as fh:\n"
+    "        fh.write('0')\n"
+    "if cfg['stage']:\n"
+    "    libc = ctypes.CDLL(None, use_errno=True)\n"
+    "    def ok(r, what):\n"
+    "        if r != 0:\n"
+    "            e = ctypes.get_errno()\n"
+    "            raise OSError(e, os.strerror(e), what)\n"
+    "    ok(libc.unshare(0x20000), 'unshare(CLONE_NEWNS)')\n"
+    "    ok(libc.mount(None, b'/', None, ctypes.c_ulong(0x4000 | 0x40000), None), 'make / private')\n"
+    "    for src, dst in cfg['stage']:\n"
+    "        ok(libc.mount(src.encode(), dst.encode(), None, ctypes.c_ulong(0x1000 | 0x4000), None), src)\n"
+    "if cfg['uid'] >= 0:\n"
+    "    os.setgroups([])\n"
+    "    os.setresgid(cfg['gid'], cfg['gid'], cfg['gid'])\n"
+    "    os.setresuid(cfg['uid'], cfg['uid'], cfg['uid'])\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+def init_source() -> str:
+    """The text of the in-sandbox init program (:mod:`._init_program`)."""
+    return _INIT_PATH.read_text(encoding="utf-8")
+
+
+def init_interpreter() -> str:
+    """The base interpreter that runs the init with ``-I -S`` (no site-packages needed)."""
+    return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+
+
+@dataclass
+class RunContext:
+    """Everything a backend needs to build its command line for one run.
+
+    Attributes:
+        workdir: The run's private host directory (removed afterwards).
+        box: The program's working directory path (a tmpfs inside isolating backends).
+        script: The program file on the host (``workdir/program.py``, mode 0644).
+        python: The sandbox interpreter.
+        limits: The run's limits.
+        uid / gid: Who the program runs as (a random unprivileged id when physeval is root).
+        cfg: The init's configuration (a backend may add to it).
+        pass_fds: Descriptors the sandbox inherits (a backend may add its own).
+        drop_to: Uid/gid the launcher switches to before the backend starts, if any.
+    """
+
+    workdir: str
+    box: str
+    script: str
+    python: str
+    limits: SandboxLimits
+    uid: int
+    gid: int
+    cfg: dict[str, Any]
+    pass_fds: list[int] = field(default_factory=list)
+    drop_to: tuple[int, int] | None = None
+    staged: list[tuple[str, str]] = field(default_factory=list)
+
+    def stage(self, src: str, kind: str) -> str:
+        """Where the backend finds ``src`` once the launcher has bound it into the working directory.
+
+        Used when physeval is root and drops to the sandbox uid before the backend starts: the
+        launcher binds ``src`` at the returned path in a private mount namespace, so the
+        sandbox uid reaches it even when a parent directory of ``src`` is closed to it.
+        """
+        stage_dir = os.path.join(self.workdir, "stage")
+        os.makedirs(stage_dir, mode=0o755, exist_ok=True)
+        path = os.path.join(stage_dir, str(len(self.staged)))
+        if kind == "dir":
+            os.mkdir(path, 0o755)
+        else:
+            open(path, "w").close()
+        self.staged.append((src, path))
+        return path
+
+    def write_file(self, name: str, text: str) -> str:
+        """A world-readable file in the working directory (e.g. the synthetic ``/etc/passwd``)."""
+        path = os.path.join(self.workdir, name)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(path, 0o644)
+        return path
+
+
+def execute(
+    backend: Backend,
+    code: str,
+    args: Sequence[str],
+    limits: SandboxLimits,
+    python: str,
+    collect: Sequence[str],
+    collect_dir: str | os.PathLike[str] | None,
+    budget: MemoryBudget | None = None,
+) -> SandboxResult:
+    """Run ``code`` through ``backend`` (see the module docstring); never raises for the program."""
+    for name in collect:
+        if not name or "/" in name or name in (".", ".."):
+            raise ValueError(f"collect names must be plain file names, not {name!r}")
+    if collect and collect_dir is None:
+        raise ValueError("collect_dir is required when collect is given")
+    with (budget or default_budget()).reserve(
+        limits.footprint_bytes() if backend.isolating else limits.memory_bytes
+    ):
+        workdir = tempfile.mkdtemp(prefix="physeval-sandbox-")
+        try:
+            return _execute(
+                backend, code, args, limits, python, collect, collect_dir, workdir
+            )
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _execute(
+    backend: Backend,
+    code: str,
+    args: Sequence[str],
+    limits: SandboxLimits,
+    python: str,
+    collect: Sequence[str],
+    collect_dir: str | os.PathLike[str] | None,
+    workdir: str,
+) -> SandboxResult:
+    os.chmod(workdir, 0o711)
+    box = os.path.join(workdir, "box")
+    script = os.path.join(workdir, "program.py")
+    with open(script, "w", encoding="utf-8") as fh:
+        fh.write(code)
+    os.chmod(script, 0o644)
+    if backend.isolating and os.geteuid() == 0:
+        uid = gid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
+    else:
+        uid, gid = os.getuid(), os.getgid()
+    status_fd = os.open(
+        os.path.join(workdir, "status.json"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600
+    )
+    collect_fds = {
+        name: os.open(
+            os.path.join(workdir, "out-" + name),
+            os.O_RDWR | os.O_CREAT | os.O_EXCL,
+            0o600,
+        )
+        for name in collect
+    }
+    support = cgroup_support() if backend.isolating else None
+    cgroup = (
+        RunCgroup(support.base, limits.memory_bytes, limits.processes)
+        if support and support.base
+        else None
+    )
+    watch = backend.isolating and cgroup is None
+    env = _program_env(box, limits, python)
+    ctx = RunContext(
+        workdir=workdir,
+        box=box,
+        script=script,
+        python=python,
+        limits=limits,
+        uid=uid,
+        gid=gid,
+        pass_fds=[status_fd, *collect_fds.values()],
+        cfg={
+            "mode": backend.name,
+            "pidns": backend.isolating,
+            "uid": uid,
+            "gid": gid,
+            "box": box,
+            "wall_s": limits.wall_s,
+            "watch_memory": limits.memory_bytes if watch else None,
+            "seccomp": watch,
+            "limits": {
+                k: getattr(limits, k)
+                for k in (
+                    "cpu_s",
+                    "memory_bytes",
+                    "file_bytes",
+                    "open_files",
+                    "processes",
+                    "msgqueue_bytes",
+                )
+            },
+            "argv": [
+                python,
+                "-s",
+                script,
+                *(a.replace("{workdir}", box) for a in args),
+            ],
+            "env": env,
+            "fds": {"status": status_fd, "collect": collect_fds},
+        },
+    )
+    try:
+        cmd = backend.command(ctx)
+        if cgroup is not None or ctx.drop_to is not None or ctx.staged:
+            uid, gid = ctx.drop_to or (-1, -1)
+            launch = {
+                "procs": cgroup.procs if cgroup else "",
+                "uid": uid,
+                "gid": gid,
+                "stage": ctx.staged,
+            }
+            cmd = [
+                init_interpreter(),
+                "-I",
+                "-S",
+                "-c",
+                _LAUNCHER,
+                json.dumps(launch),
+                *cmd,
+            ]
+        return _launch(
+            backend, ctx, cmd, cgroup, status_fd, collect_fds, collect_dir, watch
+        )
+    finally:
+        for fd in (status_fd, *collect_fds.values()):
+            os.close(fd)
+        if cgroup is not None:
+            cgroup.close()
+
+
+def _launch(
+    backend: Backend,
+    ctx: RunContext,
+    cmd: list[str],
+    cgroup: RunCgroup | None,
+    status_fd: int,
+    collect_fds: dict[str, int],
+    collect_dir: str | os.PathLike[str] | None,
+    watch: bool,
+) -> SandboxResult:
+    limits = ctx.limits
+    stdout, stderr = _Tail(limits.output_bytes), _Tail(limits.output_bytes)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ctx.workdir,
+        env={"PATH": MINIMAL_PATH, "LANG": "C.UTF-8"},
+        start_new_session=True,
+        pass_fds=tuple(ctx.pass_fds),
+    )
+    killed_reason = _pump(proc, stdout, stderr, limits, start)
+    _, wstatus, rusage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(wstatus)
+    host_wall = time.monotonic() - start
+    status = _read_status(status_fd)
+    files = _move_collected(status, collect_fds, ctx, collect_dir)
+
+    setup_error = status.get("setup_error")
+    exit_code = status.get("exit_code")
+    sig = status.get("signal")
+    timed_out = bool(status.get("timed_out"))
+    if not status:  # init never wrote a status: it was killed (host deadline, output cap) or never started
+        if os.WIFSIGNALED(wstatus):
+            sig = os.WTERMSIG(wstatus)
+        elif os.WIFEXITED(wstatus):
+            exit_code = os.WEXITSTATUS(wstatus)
+            setup_error = _startup_failure(stderr.text(), exit_code, killed_reason)
+    oom = cgroup.oom_killed() if cgroup is not None else False
+    if timed_out:
+        killed_reason = "timeout"
+    elif killed_reason is None and (status.get("memory_killed") or oom):
+        killed_reason = "memory_limit"
+    elif killed_reason is None and (
+        sig == signal.SIGXCPU
+        or (sig == signal.SIGKILL and (status.get("cpu_s") or 0) >= limits.cpu_s)
+    ):
+        killed_reason = "cpu_limit"
+    if killed_reason == "timeout":
+        timed_out = True
+    maxrss = status.get("maxrss_kb") or rusage.ru_maxrss
+    peak_total = cgroup.peak_bytes() if cgroup is not None else status.get("peak_total")
+    return SandboxResult(
+        exit_code=None if sig is not None else exit_code,
+        signal=sig,
+        timed_out=timed_out,
+        killed_reason=killed_reason,
+        wall_s=round(float(status.get("wall_s") or host_wall), 4),
+        cpu_s=status.get("cpu_s"),
+        peak_memory_bytes=int(maxrss) * 1024 if maxrss else None,
+        stdout_tail=stdout.text(),
+        stderr_tail=stderr.text(),
+        stdout_bytes=stdout.total,
+        stderr_bytes=stderr.total,
+        files=files,
+        workdir_files={
+            str(k): int(v) for k, v in (status.get("listing") or {}).items()
+        },
+        mode=backend.name,
+        memory_accounting="cgroup"
+        if cgroup is not None
+        else ("watched" if watch else "rlimit"),
+        peak_total_memory_bytes=int(peak_total) if peak_total else None,
+        setup_error=setup_error,
+    )
+
+
+def _startup_failure(
+    stderr: str, exit_code: int, killed_reason: str | None
+) -> str | None:
+    """A setup error when the init (or the backend before it) failed before writing a status."""
+    if killed_reason is not None:
+        return None
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    tagged = [
+        ln for ln in lines if ln.startswith(("physeval-sandbox", "bwrap:", "unshare:"))
+    ]
+    if tagged:
+        return tagged[-1][:500]
+    if exit_code == SETUP_FAILED_CODE or exit_code != 0:
+        return (
+            lines[-1][:500]
+            if lines
+            else f"the sandbox exited with status {exit_code} before the program ran"
+        )
+    return None
+
+
+def _move_collected(
+    status: dict[str, Any],
+    fds: dict[str, int],
+    ctx: RunContext,
+    collect_dir: str | os.PathLike[str] | None,
+) -> dict[str, str]:
+    files: dict[str, str] = {}
+    claimed = status.get("collected") or {}
+    if not isinstance(claimed, dict) or collect_dir is None:
+        return files
+    dest = Path(collect_dir)
+    for name, fd in fds.items():
+        size = claimed.get(name)
+        if not isinstance(size, int) or size < 0:
+            continue
+        os.ftruncate(fd, min(size, ctx.limits.file_bytes, os.fstat(fd).st_size))
+        dest.mkdir(parents=True, exist_ok=True)
+        target = dest / name
+        shutil.move(os.path.join(ctx.workdir, "out-" + name), target)
+        files[name] = str(target.resolve())
+    return files
+
+
+def _program_env(box: str, limits: SandboxLimits, python: str) -> dict[str, str]:
+    threads = str(max(1, limits.threads))
+    path = MINIMAL_PATH
+    pybin = os.path.dirname(python)
+    if pybin and pybin not in path.split(":"):
+        path = pybin + ":" + path
+    return {
+        "PATH": path,
+        "HOME": os.path.join(box, ".home"),
+        "TMPDIR": os.path.join(box, ".tmp"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "OMP_NUM_THREADS": threads,
+        "OPENBLAS_NUM_THREADS": threads,
+        "MKL_NUM_THREADS": threads,
+        "NUMEXPR_NUM_THREADS": threads,
+    }
+
+
+class _Tail:
+    """Keep the last ``cap`` bytes of a stream and count all of them."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.total = 0
+        self.buf = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self.buf += data[-self.cap :]
+        if len(self.buf) > self.cap:
+            del self.buf[: len(self.buf) - self.cap]
+
+    def text(self) -> str:
+        return bytes(self.buf).decode("utf-8", errors="replace")
+
+
+def _pump(
+    proc: subprocess.Popen[bytes],
+    stdout: _Tail,
+    stderr: _Tail,
+    limits: SandboxLimits,
+    start: float,
+) -> str | None:
+    """Drain both pipes into capped tails until EOF; kill the group at the host deadline."""
+    deadline = (
+        start + limits.wall_s + 10.0
+    )  # the init enforces wall_s itself; this is the backstop
+    sel = selectors.DefaultSelector()
+    assert proc.stdout is not None and proc.stderr is not None
+    sel.register(proc.stdout, selectors.EVENT_READ, stdout)
+    sel.register(proc.stderr, selectors.EVENT_READ, stderr)
+    reason: str | None = None
+    try:
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                reason = "timeout"
+                break
+            for key, _ in sel.select(timeout=min(left, 1.0)):
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    sel.unregister(key.fileobj)
+                    continue
+                key.data.add(data)
+            if stdout.total + stderr.total > limits.max_output_bytes:
+                reason = "output_limit"
+                break
+    finally:
+        sel.close()
+    if reason is not None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.stdout.close()
+    proc.stderr.close()
+    return reason
+
+
+def _read_status(fd: int) -> dict[str, Any]:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        raw = os.read(fd, 1 << 20)
+        data = json.loads(raw) if raw else {}
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}

@@ -1,0 +1,295 @@
+"""What isolation is in force: the static report and the measured properties for ``physeval sandbox check``.
+
+:func:`check_properties` runs a probe program through the backend and compares what it sees
+with the host: each property (network, IPC, PID, UTS, mounts visible, memory accounting, pty,
+``/dev/shm``) is ``on`` (isolated) or ``off`` with the evidence. Nothing is taken from the
+backend's description; a backend that claims more than it does shows ``off`` here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from physeval.scenes.sandbox.backend import (
+    AUTO,
+    Backend,
+    backend_names,
+    choose_backend,
+    get_backend,
+)
+from physeval.scenes.sandbox.cgroup import cgroup_support
+from physeval.scenes.sandbox.limits import SandboxLimits, SandboxUnavailable
+
+__all__ = ["check_properties", "isolation_report", "missing_packages"]
+
+_PROBE = r"""
+import json, os, socket, sys
+host = json.loads(sys.argv[1])
+out = {}
+def ino(path):
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+out["ns"] = {k: ino("/proc/self/ns/" + k) for k in host["ns"]}
+out["interfaces"] = [n for _, n in socket.if_nameindex()]
+def connect(family, address):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(2)
+    try:
+        s.connect(address)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+out["tcp"] = connect(socket.AF_INET, ("127.0.0.1", host["port"]))
+out["unix"] = connect(socket.AF_UNIX, host["unix"])
+out["visible"] = [p for p in host["paths"] if os.path.exists(p)]
+out["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())[:20]
+def dev(path):
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+out["pts_dev"], out["shm_dev"] = dev("/dev/pts"), dev("/dev/shm")
+try:
+    a, b = os.openpty()
+    out["pty"] = True
+except OSError:
+    out["pty"] = False
+print(json.dumps(out))
+"""
+_NS = ("net", "ipc", "pid", "uts", "cgroup", "mnt")
+
+
+def _state(on: bool, detail: str) -> dict[str, str]:
+    return {"state": "on" if on else "off", "detail": detail}
+
+
+def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]:
+    """Run the probe through ``backend`` and report each property as on/off with evidence."""
+    import physeval
+
+    planted_dir = tempfile.mkdtemp(prefix="physeval-check-")
+    planted = os.path.join(planted_dir, "planted.txt")
+    Path(planted).write_text("host file\n")
+    sock_path = os.path.join(planted_dir, "host.sock")
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        unix.bind(sock_path)
+        unix.listen(1)
+        os.chmod(planted_dir, 0o755)
+        os.chmod(sock_path, 0o777)
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen(1)
+        paths = [
+            planted,
+            str(Path(physeval.__file__).resolve().parent),
+            os.getcwd(),
+            os.path.expanduser("~"),
+        ]
+        host = {
+            "ns": _NS,
+            "port": tcp.getsockname()[1],
+            "unix": sock_path,
+            "paths": paths,
+        }
+        result = backend.run(
+            _PROBE,
+            args=[json.dumps(host)],
+            limits=SandboxLimits(wall_s=30),
+            python=python,
+        )
+    finally:
+        unix.close()
+        tcp.close()
+        for p in (sock_path, planted):
+            if os.path.exists(p):
+                os.unlink(p)
+        os.rmdir(planted_dir)
+    if not result.ok:
+        reason = (
+            result.setup_error
+            or result.stderr_tail.strip()[-300:]
+            or f"exit {result.exit_code}"
+        )
+        return {"probe": _state(False, f"the probe did not run: {reason}")}
+    seen = json.loads(result.stdout_tail)
+    mine = {k: os.stat("/proc/self/ns/" + k).st_ino for k in _NS}
+    fresh = {k: seen["ns"].get(k) not in (None, mine[k]) for k in _NS}
+    props = {
+        "network": _state(
+            fresh["net"]
+            and seen["interfaces"] == ["lo"]
+            and not seen["tcp"]
+            and not seen["unix"],
+            f"interfaces {seen['interfaces']}; host 127.0.0.1 port reached: {seen['tcp']}; "
+            f"host unix socket reached: {seen['unix']}",
+        ),
+        "ipc": _state(
+            fresh["ipc"],
+            "own IPC namespace" if fresh["ipc"] else "the host's IPC namespace",
+        ),
+        "pid": _state(fresh["pid"], f"processes seen: {seen['pids']}"),
+        "uts": _state(
+            fresh["uts"],
+            "own host name" if fresh["uts"] else "the host's UTS namespace",
+        ),
+        "cgroup_namespace": _state(
+            fresh["cgroup"],
+            "own cgroup view" if fresh["cgroup"] else "host cgroup view",
+        ),
+        "mounts_visible": _state(
+            not seen["visible"],
+            "host paths visible: "
+            + (
+                ", ".join(seen["visible"])
+                if seen["visible"]
+                else "none of " + ", ".join(paths)
+            ),
+        ),
+        "pty": _state(
+            seen["pts_dev"] != _dev("/dev/pts"),
+            (
+                "private devpts"
+                if seen["pts_dev"] != _dev("/dev/pts")
+                else "the host's devpts"
+            )
+            + f"; openpty works: {seen['pty']}",
+        ),
+        "dev_shm": _state(
+            seen["shm_dev"] != _dev("/dev/shm"),
+            "private tmpfs"
+            if seen["shm_dev"] != _dev("/dev/shm")
+            else "the host's /dev/shm",
+        ),
+        "memory_accounting": _state(
+            result.memory_accounting == "cgroup",
+            {
+                "cgroup": "per-run cgroup: memory.max and pids.max for the whole run",
+                "watched": "per-process RLIMIT_AS plus a watcher of the run's total resident memory; memfd refused",
+                "rlimit": "per-process RLIMIT_AS only (memfd, SysV and forked children are not bounded together)",
+            }[result.memory_accounting],
+        ),
+    }
+    return props
+
+
+def _dev(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
+def isolation_report(
+    sandbox: str = AUTO, *, python: str | None = None, probe: bool = False
+) -> dict[str, Any]:
+    """What isolation ``sandbox`` gives on this host (``probe=True`` also measures each property)."""
+    from physeval.scenes.sandbox import default_sandbox_python
+
+    python = python or default_sandbox_python()
+    backends = {
+        name: dict(zip(("available", "detail"), get_backend(name).available()))
+        for name in backend_names()
+    }
+    warnings_: list[str] = []
+    try:
+        backend = choose_backend(sandbox)
+    except SandboxUnavailable as exc:
+        return {
+            "mode": "unavailable",
+            "requested": sandbox,
+            "detail": str(exc),
+            "backends": backends,
+            "python": python,
+            "warnings": [str(exc)],
+            "missing_packages": missing_packages(python),
+        }
+    report: dict[str, Any] = {
+        "mode": backend.name,
+        "requested": sandbox,
+        "detail": backend.available()[1],
+        "backends": backends,
+        **backend.isolation_report(),
+    }
+    support = cgroup_support()
+    if not backend.isolating:
+        report["memory"] = "per-process RLIMIT_AS only"
+        warnings_.append(
+            "NO network, filesystem, IPC or process isolation: --sandbox none was asked for"
+        )
+        warnings_.append(
+            "RLIMIT_NPROC does not bind root: fork bombs are bounded only by the wall clock"
+        )
+    elif support.available:
+        report["memory"] = (
+            f"per-run cgroup under {support.base}: memory.max and pids.max"
+        )
+    else:
+        report["memory"] = (
+            "per-process RLIMIT_AS + in-sandbox watcher of the run's total memory; memfd refused"
+        )
+        warnings_.append(
+            f"no per-run cgroup ({support.reason}): memory is bounded per process and watched, "
+            "not accounted by the kernel; set PHYSEVAL_CGROUP to a delegated cgroup v2 directory"
+        )
+    missing = missing_packages(python)
+    if missing:
+        warnings_.append("sandbox interpreter lacks: " + ", ".join(missing))
+    report["environment"] = (
+        "rebuilt from scratch (PATH, HOME/TMPDIR in the working dir, locale, thread counts)"
+    )
+    report["rlimits"] = [
+        "RLIMIT_CPU",
+        "RLIMIT_AS",
+        "RLIMIT_FSIZE",
+        "RLIMIT_NOFILE",
+        "RLIMIT_NPROC",
+        "RLIMIT_MSGQUEUE",
+        "RLIMIT_CORE",
+    ]
+    report["python"] = python
+    report["missing_packages"] = missing
+    if probe:
+        report["properties"] = check_properties(backend, python)
+        off = [k for k, v in report["properties"].items() if v["state"] == "off"]
+        if off and backend.isolating:
+            warnings_.append("not isolated: " + ", ".join(off))
+    report["warnings"] = warnings_
+    return report
+
+
+def missing_packages(python: str) -> list[str]:
+    """Which of the sandbox's promised libraries ``python`` cannot import."""
+    modules = {
+        "numpy": "numpy",
+        "matplotlib": "matplotlib",
+        "opencv-python-headless": "cv2",
+        "imageio": "imageio",
+        "imageio-ffmpeg": "imageio_ffmpeg",
+        "av": "av",
+        "scipy": "scipy",
+    }
+    probe = (
+        "import importlib.util, json, sys; "
+        f"print(json.dumps([p for p, m in {modules!r}.items() if importlib.util.find_spec(m) is None]))"
+    )
+    try:
+        out = subprocess.run(
+            [python, "-s", "-E", "-c", probe],
+            capture_output=True,
+            timeout=60,
+            check=True,
+        )
+        return list(json.loads(out.stdout))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return list(modules)
