@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from physeval.cli import main
-from physeval.stats import paired_t, sample_efficiency
+from physeval.stats import paired_t, per_problem_means, sample_efficiency
 from physeval.store import RunStore, SampleRow
 
 
@@ -35,3 +35,14 @@ def test_a_graded_score_beats_accuracy_when_models_differ_by_degree(tmp_path: Pa
     assert pair.efficiency > 1.0 and abs(pair.t_score) > abs(pair.t_accuracy)
     assert main(["stats", "sample-efficiency", str(a), str(b)]) == 0
     assert "efficiency" in capsys.readouterr().out
+
+
+def test_per_problem_means_reduce_items_then_variants(tmp_path: Path) -> None:
+    # variant 0: two right samples (score 1.0, 0.8); variant 1: one wrong sample (score 0.2).
+    # Per item then per variant: accuracy (1 + 0)/2, score (0.9 + 0.2)/2 (pooled would say 2/3 and 2/3).
+    with RunStore(tmp_path) as store:
+        for variant, sample, correct, score in (("0", 0, True, 1.0), ("0", 1, True, 0.8), ("1", 0, False, 0.2)):
+            store.append(SampleRow(problem_id="p", variant=variant, sample=sample, status="answered", messages=[],
+                                   correct=correct, score=score))
+    [(accuracy, score)] = per_problem_means(tmp_path).values()
+    assert accuracy == pytest.approx(0.5) and score == pytest.approx(0.55)

@@ -4,7 +4,8 @@ For two runs on the same problems, each metric gives per-problem paired differen
 How well the metric separates the models is the paired t statistic t = mean(d) / se(d); the
 number of problems needed for a given significance scales as 1 / t^2, so the score's sample
 efficiency relative to accuracy is (t_score / t_accuracy)^2 (> 1: the score needs fewer
-problems). Computed from run stores alone.
+problems). Computed from run stores alone; per-problem values follow the order of reduction of
+:mod:`physeval.metrics` (samples of an item, then the variants of a problem).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Sequence
 
+from physeval.metrics import SampleOutcome, outcomes_from_rows, problem_values
 from physeval.store import RunStore
 
 __all__ = ["PairEfficiency", "per_problem_means", "paired_t", "sample_efficiency"]
@@ -35,17 +37,17 @@ class PairEfficiency:
 
 
 def per_problem_means(run_dir: str | Path) -> dict[str, tuple[float, float]]:
-    """problem id -> (mean correctness, mean score) over the run's samples and variants."""
-    sums: dict[str, list[float]] = {}
+    """problem id -> (accuracy, mean score): each the mean over an item's samples, then over the
+    problem's variants. A sample without a score scores its correctness (1 or 0)."""
     with RunStore(run_dir) as store:
-        for row in store.rows():
-            acc = 1.0 if row.correct else 0.0
-            score = float(row.score) if row.score is not None else acc
-            entry = sums.setdefault(row.problem_id, [0.0, 0.0, 0.0])
-            entry[0] += acc
-            entry[1] += score
-            entry[2] += 1
-    return {pid: (a / n, s / n) for pid, (a, s, n) in sums.items()}
+        outcomes = outcomes_from_rows(store.rows())
+    accuracy = problem_values(outcomes, lambda samples: sum(o.correct for o in samples) / len(samples))
+    score = problem_values(outcomes, lambda samples: sum(_score(o) for o in samples) / len(samples))
+    return {pid: (accuracy[pid][0], score[pid][0]) for pid in accuracy}
+
+
+def _score(o: SampleOutcome) -> float:
+    return float(o.score) if o.score is not None else (1.0 if o.correct else 0.0)
 
 
 def paired_t(diffs: Sequence[float]) -> float:
