@@ -143,3 +143,35 @@ def test_limit_keeps_whole_variant_families() -> None:
     problems = ArithmeticTask(n=5, variants=3).load()
     chosen = select_problems(problems, 2)
     assert [(p.id, p.variant) for p in chosen] == [(i, v) for i in "01" for v in "012"]
+
+
+def test_64_connections_score_exactly_what_a_serial_grading_scores(tmp_path: Path) -> None:
+    """Known right answers, half written in another unit (kW for W): concurrency changes nothing."""
+    from physeval.evaluate import score_responses
+    from physeval.tasks.registry import get_task
+
+    task = get_task("bank-numeric")
+    problems = task.load()[: 4 * 30]
+    kilo = {"W", "J", "N", "V", "Pa", "m", "Hz", "A", "C", "eV", "g"}
+    replies = {}
+    for i, p in enumerate(problems):
+        value = float(p.answer.replace("\\times 10^{", "e").replace("}", "").replace(" ", ""))
+        unit = p.meta["unit"]
+        if i % 2 and unit in kilo:
+            replies[task.prompt(p)[-1]["content"]] = f"so \\boxed{{{value / 1000:.6g}\\ \\mathrm{{k{unit}}}}}"
+        else:
+            replies[task.prompt(p)[-1]["content"]] = f"so \\boxed{{{value:.6g}\\ \\mathrm{{{unit}}}}}"
+    with ScriptedServer(lambda r: Reply.text(replies.get(r.prompt, "OK"))) as server:
+        model = OpenAICompatibleModel("m", server.base_url)
+        asyncio.run(run_task(task, model, tmp_path / "run", RunConfig(max_connections=64, use_cache=False),
+                             problems=problems, show_progress=False))
+    rows = RunStore(tmp_path / "run").rows()
+    assert len(rows) == len(problems) and all(r.status == "answered" for r in rows)
+    serial = {p.key: task.grade(p, replies[task.prompt(p)[-1]["content"]]) for p in problems}
+    assert {(r.problem_id, r.variant): (r.correct, r.outcome) for r in rows} == {
+        k: (g.correct, g.outcome) for k, g in serial.items()}
+    assert sum(r.correct for r in rows) == len(rows)  # every known-right answer, units included, is right
+    responses = [{"id": p.id, "variant": p.variant, "response": replies[task.prompt(p)[-1]["content"]]}
+                 for p in problems]
+    scored, _ = score_responses(task, responses, run_dir=tmp_path / "scored")
+    assert scored["metrics"]["accuracy"]["value"] == 1.0

@@ -150,7 +150,10 @@ class _Handler(BaseHTTPRequestHandler):
         with self.state.lock:
             request = Request(len(self.state.requests), body)
             self.state.requests.append(request)
-        reply = self.state.script(request)
+        try:
+            reply = self.state.script(request)
+        except Exception as exc:  # noqa: BLE001 - a script bug answers 500, as a real server's would
+            reply = Reply.error(500, f"the test script raised {type(exc).__name__}: {exc}")
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.kind == "drop":
