@@ -95,3 +95,20 @@ def test_no_options_keep_the_old_behaviour() -> None:
     conv = template_from_plain(q, "3.00", "d/v")
     assert conv.ok and all(p.rule == "perturb" for p in conv.template.parameters)
     assert conv.template.constraints == () and conv.template.constants == ()
+
+
+def test_continuous_quantities_written_as_integers_get_decimals() -> None:
+    q = r"A clock at rest reads \( 4\,\mathrm{s} \) between two ticks; a moving observer measures \( 5\,\mathrm{s} \)." + SUFFIX
+    conv = template_from_plain(q, "0.600", "sqrt(1 - (c1/c2)**2)", continuous=["c1", "c2"],
+                               ranges={"c1": [None, 4.4], "c2": [4.6, None]})
+    assert conv.ok, conv.reason
+    assert [p.sig_figs for p in conv.template.parameters] == [2, 2]
+    assert len({v.question for v in conv.vary(12, seed=5)}) == 12
+
+
+def test_answer_unit_applies_only_when_the_instruction_names_none() -> None:
+    bare = r"A wave runs \( 8000\,\mathrm{km} \) at \( 740\,\mathrm{km/h} \). How long does it take? (结果保留3位有效数字)"
+    assert float(recompute(bare, "c1/c2", answer_unit="h")[0]) == pytest.approx(10.81, rel=1e-3)
+    assert float(recompute(bare, "c1/c2")[0]) == pytest.approx(10.81 * 3600, rel=1e-3)  # SI without it
+    assert float(recompute(FALL, "sqrt(2*h/g)", constants={"g": "9.8 m/s^2"}, answer_unit="h")[0]) == \
+        pytest.approx(2.0203, rel=1e-4)  # the instruction's own unit (s) wins

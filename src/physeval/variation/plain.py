@@ -521,12 +521,13 @@ def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str,
     return Decimal(str(number))
 
 
-def recompute(question: str, solution: str | Sequence[str], *,
-              constants: Mapping[str, str] | None = None) -> tuple[Decimal | None, str]:
+def recompute(question: str, solution: str | Sequence[str], *, constants: Mapping[str, str] | None = None,
+              answer_unit: str | None = None) -> tuple[Decimal | None, str]:
     """The solution evaluated at the question's own constants, in the instruction's unit.
 
     ``constants`` names physical constants the question does not state (``{"g": "9.8 m/s^2"}``,
-    ``{"h": "planck_constant"}``), as in :func:`template_from_plain`.
+    ``{"h": "planck_constant"}``) and ``answer_unit`` the unit meant when the instruction names
+    none, as in :func:`template_from_plain`.
     Returns ``(value, "")`` or ``(None, reason)``; never raises on bad input.
     """
     try:
@@ -534,10 +535,20 @@ def recompute(question: str, solution: str | Sequence[str], *,
         instruction = read_instruction(question)
         fixed = _physical_constants(constants, found)
         expr = _solution_expr(found, solution, fixed)
-        unit = instruction.unit if instruction else ""
+        unit = _answer_unit(instruction, answer_unit)
         return _evaluate(found, expr, unit, fixed), ""
     except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
         return None, str(exc)
+
+
+def _answer_unit(instruction: Instruction | None, default: str | None) -> str:
+    """The instruction's unit, else ``default`` (``^`` allowed), else dimensionless."""
+    if instruction is not None and instruction.unit:
+        return instruction.unit
+    unit = (default or "").strip().replace("^", "**")
+    if unit:
+        unit_to_si(unit)  # UnitError for a unit pint cannot read
+    return unit
 
 
 def _written_precision(answer: str, value: Decimal) -> float:
@@ -611,6 +622,8 @@ def template_from_plain(
     ranges: Mapping[str, Sequence[Any]] | None = None,
     integers: Sequence[str] = (),
     fixed: Sequence[str] = (),
+    continuous: Sequence[str] = (),
+    answer_unit: str | None = None,
 ) -> PlainConversion:
     """Turn a plain problem into a template and check the solution against the original answer.
 
@@ -633,6 +646,10 @@ def template_from_plain(
     * ``integers``: parameters drawn as integers, uniformly within value +/- max(1, perturb * value)
       (and the bounds; positive counts stay at least 1). Their written value must be an integer.
     * ``fixed``: constants of the question kept as written (a stated ``e = 1.6e-19 C`` or ``g``).
+    * ``continuous``: integer-written quantities that are not counts (``4 s``), drawn with decimals:
+      written with as many significant figures as the integer has digits, at least 2 (``4.3 s``).
+    * ``answer_unit``: the unit the answer is meant in when the instruction names none (ABench often
+      states it in one variant only); ignored when the instruction has a unit.
 
     Option keys may be a constant's name or its alias (``c3``).
     """
@@ -645,12 +662,13 @@ def template_from_plain(
             return PlainConversion(False, f"the answer {answer!r} is not a number", found)
         physical = _physical_constants(constants, found)
         expr, defs = _solution_parts(found, solution, physical)
-        unit = instruction.unit if instruction else ""
+        unit = _answer_unit(instruction, answer_unit)
         got = _evaluate(found, expr, unit, physical)
         range_of = _resolve({k: v for k, v in (ranges or {}).items() if k not in defs and k != "answer"}, found, "ranges")
         derived_ranges = {k: v for k, v in (ranges or {}).items() if k in defs or k == "answer"}
         integer_names = set(_resolve(list(integers), found, "integers"))
         fixed_names = set(_resolve(list(fixed), found, "fixed"))
+        continuous_names = set(_resolve(list(continuous), found, "continuous"))
     except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
         return PlainConversion(False, f"cannot evaluate the solution: {exc}", found)
     rel = float(abs(got - expected) / abs(expected)) if expected != 0 else float(abs(got))
@@ -671,9 +689,11 @@ def template_from_plain(
     def flagged(reason: str) -> PlainConversion:
         return PlainConversion(False, reason, found, expected=float(expected), recomputed=float(got), rel_error=rel)
 
-    unused = sorted((set(range_of) | integer_names | fixed_names) - used)
+    unused = sorted((set(range_of) | integer_names | fixed_names | continuous_names) - used)
     if unused:
-        return flagged(f"ranges/integers/fixed name {', '.join(unused)}, which the solution does not use")
+        return flagged(f"ranges/integers/fixed/continuous name {', '.join(unused)}, which the solution does not use")
+    if integer_names & continuous_names:
+        return flagged(f"{', '.join(sorted(integer_names & continuous_names))}: both integers and continuous")
     for c in found:
         if c.perturbable and c.name in used and c.name not in fixed_names:
             pieces.append(_escape(question[pos : c.start]))
@@ -685,7 +705,10 @@ def template_from_plain(
                 if c.value != c.value.to_integral_value():
                     return flagged(f"integers: {c.name} is written {c.text}, not an integer")
                 integer = True
-            if integer:
+            if integer and c.name in continuous_names:
+                spec["sig_figs"] = max(len(str(abs(int(c.value)))), 2)
+                spec["scientific"] = False
+            elif integer:
                 spec["decimals"] = 0
                 spec["value"] = str(int(c.value))
             else:

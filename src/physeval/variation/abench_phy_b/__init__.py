@@ -15,6 +15,8 @@ Entry fields (a mapping under the mid, as a string)::
     ranges: {A: [0.01, 0.1]}        # SI bounds per parameter, step name or answer (either bound may be null)
     integers: []                    # parameters drawn as integers
     fixed: []                       # constants of the question kept as written (a stated e or g)
+    continuous: []                  # integer-written quantities drawn with decimals (4 s -> 4.3 s)
+    answer_unit: "h"                # the answer's unit where a variant's instruction names none
     confirmed: ["0", "1", "2", "3"] # released variants the formula reproduces
     dataset_errors: {"2": {stated: "46.25", recomputed: "48.75", reason: "..."}}
     static_reason: ""               # why a static problem cannot be varied honestly
@@ -49,8 +51,8 @@ __all__ = [
 ]
 
 _HERE = Path(__file__).resolve().parent
-_FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "confirmed", "dataset_errors",
-           "static_reason", "notes"}
+_FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "continuous", "answer_unit",
+           "confirmed", "dataset_errors", "static_reason", "notes"}
 _SUBIDS = ("0", "1", "2", "3")
 
 
@@ -78,6 +80,8 @@ class PhyBSolution:
     ranges: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     integers: tuple[str, ...] = ()
     fixed: tuple[str, ...] = ()
+    continuous: tuple[str, ...] = ()
+    answer_unit: str = ""
     confirmed: tuple[str, ...] = ()
     dataset_errors: Mapping[str, DatasetError] = field(default_factory=dict)
     static_reason: str = ""
@@ -92,7 +96,7 @@ class PhyBSolution:
     def options(self) -> dict[str, Any]:
         """The keyword options of ``template_from_plain`` / ``recompute`` this entry implies."""
         return {"constants": dict(self.constants), "ranges": dict(self.ranges), "integers": list(self.integers),
-                "fixed": list(self.fixed)}
+                "fixed": list(self.fixed), "continuous": list(self.continuous), "answer_unit": self.answer_unit or None}
 
 
 def _fail(source: str, mid: str, field_name: str, message: str) -> PhyBSolutionError:
@@ -176,13 +180,18 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
             raise _fail(source, mid, "confirmed", f"subid {subid!r} must be one of {', '.join(_SUBIDS)}")
         if subid in dataset_errors:
             raise _fail(source, mid, "confirmed", f"variant {subid} is both confirmed and a dataset error")
+    answer_unit = raw.get("answer_unit", "") or ""
+    if not isinstance(answer_unit, str):
+        raise _fail(source, mid, "answer_unit", f"expected a pint unit string such as 'm/s', got {answer_unit!r}")
     static_reason = str(raw.get("static_reason", "") or "")
     if status == "static" and not static_reason.strip():
         raise _fail(source, mid, "static_reason", "a static problem says why it cannot be varied")
     return PhyBSolution(
         mid=mid, status=status, solution=solution, constants=dict(constants), ranges=ranges,
         integers=_strings(raw.get("integers"), source, mid, "integers"),
-        fixed=_strings(raw.get("fixed"), source, mid, "fixed"), confirmed=confirmed,
+        fixed=_strings(raw.get("fixed"), source, mid, "fixed"),
+        continuous=_strings(raw.get("continuous"), source, mid, "continuous"), answer_unit=answer_unit.strip(),
+        confirmed=confirmed,
         dataset_errors=dataset_errors, static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
         source=source,
     )
@@ -228,7 +237,12 @@ def load_phy_b_solutions(paths: Sequence[str | Path] | None = None) -> dict[str,
 
 @dataclass(frozen=True)
 class VariantCheck:
-    """One released variant recomputed: ``confirmed`` when within 1 % (or the written precision)."""
+    """One released variant recomputed.
+
+    ``confirmed``: the formula (with the entry's physical constants) reproduces the stated answer within
+    1 % or its written precision. ``convertible``: the full conversion with the entry's ranges, integers
+    and fixed constants builds a template from this variant (a variant outside the ranges is not).
+    """
 
     subid: str
     stated: str
@@ -236,6 +250,8 @@ class VariantCheck:
     rel_error: float | None
     confirmed: bool
     reason: str
+    convertible: bool = False
+    convert_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -262,7 +278,8 @@ class SolutionReport:
             got = "-" if c.recomputed is None else f"{c.recomputed:.6g}"
             rel = "-" if c.rel_error is None else f"{c.rel_error:.3%}"
             lines.append(f"mid {self.mid} v{c.subid}: stated {c.stated.strip()} recomputed {got} ({rel}) "
-                         f"{'ok' if c.confirmed else 'MISMATCH: ' + c.reason}")
+                         f"{'ok' if c.confirmed else 'MISMATCH: ' + c.reason}"
+                         f"{'' if c.convertible else ' [no template: ' + c.convert_reason + ']'}")
         return "\n".join(lines)
 
 
@@ -273,15 +290,20 @@ def _row(row: Any) -> tuple[str, str, str]:
     return str(row.variant), str(row.question), str(row.answer)
 
 
-def convert_variant(entry: PhyBSolution, question: str, answer: str, **kwargs: Any) -> Any:
+def convert_variant(entry: PhyBSolution, question: str, answer: str, subid: str | None = None,
+                    **kwargs: Any) -> Any:
     """``template_from_plain`` of one released variant with the entry's solution and options.
 
-    Extra keyword arguments (``template_id``, ``perturb``, ``rel_tol``...) are passed on.
+    When ``subid`` names a recorded dataset error, its recomputed answer stands in for the wrong stated
+    one, so fresh variants can be made from any released variant. Extra keyword arguments
+    (``template_id``, ``perturb``, ``rel_tol``...) are passed on. Raises ValueError for a static entry.
     """
     from ..plain import template_from_plain
 
     if not entry.varied:
         raise ValueError(f"mid {entry.mid} is static: {entry.static_reason}")
+    if subid is not None and str(subid) in entry.dataset_errors:
+        answer = entry.dataset_errors[str(subid)].recomputed
     return template_from_plain(question, answer, entry.solution, **entry.options(), **kwargs)
 
 
@@ -289,8 +311,10 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
                    ) -> SolutionReport:
     """Recompute each released variant of ``mid`` (CSV row dicts or Problems) with its solution.
 
-    A variant is confirmed when ``template_from_plain`` accepts it (within 1 % or the answer's
-    written precision) and builds a template. Never raises for a bad formula: the reason is in the report.
+    A variant is confirmed when ``template_from_plain`` with the entry's physical constants accepts it
+    (within 1 % or the answer's written precision); whether the conversion with the entry's ranges,
+    integers and fixed constants also succeeds is reported beside it. Never raises for a bad formula:
+    the reason is in the report.
     """
     from ..plain import parse_written_number, recompute, template_from_plain
 
@@ -305,14 +329,17 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
         if not entry.solution:
             checks.append(VariantCheck(subid, answer, None, None, False, "no solution (static)"))
             continue
-        value, why = recompute(question, entry.solution, constants=dict(entry.constants))
+        value, why = recompute(question, entry.solution, constants=dict(entry.constants),
+                               answer_unit=entry.answer_unit or None)
         stated = parse_written_number(answer)
         rel = None
         if value is not None and stated is not None:
             rel = float(abs(value - stated) / abs(stated)) if stated != 0 else float(abs(value))
-        conv = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}", **entry.options())
-        checks.append(VariantCheck(subid, answer, None if value is None else float(value), rel, conv.ok,
-                                   "" if conv.ok else (why or conv.reason)))
+        plain = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}",
+                                    constants=dict(entry.constants), answer_unit=entry.answer_unit or None)
+        full = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}", **entry.options())
+        checks.append(VariantCheck(subid, answer, None if value is None else float(value), rel, plain.ok,
+                                   "" if plain.ok else (why or plain.reason), full.ok, "" if full.ok else full.reason))
     return SolutionReport(key, tuple(checks))
 
 
