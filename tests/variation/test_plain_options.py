@@ -112,3 +112,14 @@ def test_answer_unit_applies_only_when_the_instruction_names_none() -> None:
     assert float(recompute(bare, "c1/c2")[0]) == pytest.approx(10.81 * 3600, rel=1e-3)  # SI without it
     assert float(recompute(FALL, "sqrt(2*h/g)", constants={"g": "9.8 m/s^2"}, answer_unit="h")[0]) == \
         pytest.approx(2.0203, rel=1e-4)  # the instruction's own unit (s) wins
+
+
+def test_coefficients_that_are_data_can_be_varied() -> None:
+    q = (r"A standing wave \( y = 0.03 \cos(1.6\pi x) \cos(550\pi t) \) (SI units). Find the wave speed."
+         r" (Results should be expressed with units of $ \mathrm{m/s} $,and rounded to 4 significant figures)")
+    assert not template_from_plain(q, "343.8", "c3/c2").template.varying  # coefficients stay by default
+    conv = template_from_plain(q, "343.8", "c3/c2*one", constants={"one": "1 m/s"}, vary_coefficients=["c2", "c3"])
+    assert conv.ok, conv.reason
+    for variant in conv.vary(6, seed=0):
+        consts = {c.name: float(c.value) for c in find_constants(variant.question)}
+        assert float(variant.value) == pytest.approx(consts["c3"] / consts["c2"], rel=1e-9)

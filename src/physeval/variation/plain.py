@@ -623,6 +623,7 @@ def template_from_plain(
     integers: Sequence[str] = (),
     fixed: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    vary_coefficients: Sequence[str] = (),
     answer_unit: str | None = None,
 ) -> PlainConversion:
     """Turn a plain problem into a template and check the solution against the original answer.
@@ -648,6 +649,8 @@ def template_from_plain(
     * ``fixed``: constants of the question kept as written (a stated ``e = 1.6e-19 C`` or ``g``).
     * ``continuous``: integer-written quantities that are not counts (``4 s``), drawn with decimals:
       written with as many significant figures as the integer has digits, at least 2 (``4.3 s``).
+    * ``vary_coefficients``: numbers read as formula coefficients that are the problem's data
+      (``1.6`` and ``550`` in ``y = 0.03 cos(1.6 pi x) cos(550 pi t)``), perturbed like data numbers.
     * ``answer_unit``: the unit the answer is meant in when the instruction names none (ABench often
       states it in one variant only); ignored when the instruction has a unit.
 
@@ -669,6 +672,7 @@ def template_from_plain(
         integer_names = set(_resolve(list(integers), found, "integers"))
         fixed_names = set(_resolve(list(fixed), found, "fixed"))
         continuous_names = set(_resolve(list(continuous), found, "continuous"))
+        data_coefficients = set(_resolve(list(vary_coefficients), found, "vary_coefficients"))
     except (ValueError, TypeError, UnitError, ZeroDivisionError) as exc:
         return PlainConversion(False, f"cannot evaluate the solution: {exc}", found)
     rel = float(abs(got - expected) / abs(expected)) if expected != 0 else float(abs(got))
@@ -689,13 +693,14 @@ def template_from_plain(
     def flagged(reason: str) -> PlainConversion:
         return PlainConversion(False, reason, found, expected=float(expected), recomputed=float(got), rel_error=rel)
 
-    unused = sorted((set(range_of) | integer_names | fixed_names | continuous_names) - used)
+    unused = sorted((set(range_of) | integer_names | fixed_names | continuous_names | data_coefficients) - used)
     if unused:
-        return flagged(f"ranges/integers/fixed/continuous name {', '.join(unused)}, which the solution does not use")
+        return flagged(f"option names {', '.join(unused)}, which the solution does not use")
     if integer_names & continuous_names:
         return flagged(f"{', '.join(sorted(integer_names & continuous_names))}: both integers and continuous")
     for c in found:
-        if c.perturbable and c.name in used and c.name not in fixed_names:
+        perturbable = c.perturbable or (c.name in data_coefficients and c.value != 0)
+        if perturbable and c.name in used and c.name not in fixed_names:
             pieces.append(_escape(question[pos : c.start]))
             pieces.append("{{" + c.name + "}}")
             pos = c.end
