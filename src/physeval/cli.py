@@ -24,7 +24,8 @@ _console = Console(stderr=True, soft_wrap=True)  # paths in messages must stay c
 
 # Options a task may take; passed to the task only when given.
 _TASK_OPTIONS = ("variants", "compat", "strict_format", "box", "rel_tol", "judge", "judge_base_url",
-                 "judge_video", "judge_frames", "judge_mode", "aggregation", "render_timeout", "executor")
+                 "judge_video", "judge_frames", "judge_mode", "aggregation", "render_timeout", "executor",
+                 "sandbox")
 
 
 def _add_task_options(p: argparse.ArgumentParser) -> None:
@@ -45,6 +46,7 @@ def _add_task_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--aggregation", choices=["binary", "ratio"], help="scene: how question verdicts combine")
     g.add_argument("--render-timeout", type=float, help="scene: wall-clock seconds per program (default 120)")
     g.add_argument("--executor", choices=["local", "ray"], help="scene: where renders run")
+    g.add_argument("--sandbox", help="scene: sandbox backend: auto (default), bwrap, namespaces, none (unsafe)")
 
 
 def _task_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -181,6 +183,8 @@ def _add_scene_commands(sub: Any) -> None:
                              description="Prepare (setup) or inspect (check) the isolated interpreter for scene programs.")
     sandbox.add_argument("action", choices=["setup", "check"])
     sandbox.add_argument("--path", help="where to create the venv (default: the user data dir)")
+    sandbox.add_argument("--sandbox", default="auto",
+                         help="backend to check: auto (default), bwrap, namespaces, none (unsafe)")
     sandbox.set_defaults(func=_cmd_sandbox)
 
     render = sub.add_parser("render", help="render one scene program in the sandbox",
@@ -188,6 +192,8 @@ def _add_scene_commands(sub: Any) -> None:
     render.add_argument("program", help="a .py file, or a reply with a fenced python block")
     render.add_argument("--out", default=".", help="directory for the video (default: here)")
     render.add_argument("--timeout", type=float, default=120.0, help="wall-clock seconds (default 120)")
+    render.add_argument("--sandbox", default="auto",
+                        help="sandbox backend: auto (default), bwrap, namespaces, none (unsafe)")
     render.set_defaults(func=_cmd_render)
 
     agreement = sub.add_parser("agreement", help="judge-vs-human agreement (SimuScene Table 6)",
@@ -427,8 +433,9 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
         if args.path:
             print(f"use it with: export PHYSEVAL_SANDBOX_PYTHON={python}")
         return 0
-    print(json.dumps(isolation_report(), indent=2, default=str))
-    return 0
+    report = isolation_report(args.sandbox, probe=True)
+    print(json.dumps(report, indent=2, default=str))
+    return 1 if report["mode"] == "unavailable" else 0
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -438,7 +445,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     text = Path(args.program).read_text(encoding="utf-8")
     code = extract_code(text) if "```" in text else text
     render = render_program(code, timeout=args.timeout, keep_dir=Path(args.out).resolve(),
-                            video_name=Path(args.program).stem + ".mp4")
+                            video_name=Path(args.program).stem + ".mp4", sandbox=args.sandbox)
     print(json.dumps(render.to_dict(), indent=2, default=str))
     return 0 if render.playable else 1
 

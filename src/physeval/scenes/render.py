@@ -5,15 +5,18 @@ each stage. A sample reaches exactly one stage; the stages form a ladder, each r
 one before:
 
     no_code        no program was extracted from the reply (nothing ran)
-    sandbox_error  the sandbox itself failed to start (not the program's fault)
+    sandbox_error  the sandbox itself failed to start, or no isolating backend is available
+                   here (not the program's fault; nothing ran unisolated)
     timeout        the wall-clock limit was reached; every process was killed
     error          the program ended any other way than exit status 0 within the limits
                    (exception, non-zero exit, signal, CPU/memory/file-size/output limit)
     executable     exited 0 within the limits, but no MP4 over 1 kB at the given path
     rendered       executable, and the file at sys.argv[1] exists and is over 1 kB,
-                   but it is not playable
-    playable       rendered, and it decodes with PyAV, its frames span >= 1 s at >= 1 fps,
-                   and not all frames are identical (see physeval.scenes.video)
+                   but it is not playable: not an MP4 (a GIF, Matroska or QuickTime file
+                   at the .mp4 path), an unknown or non-MP4 codec, over the decoding bounds
+                   (refused before decoding), or any decoder failure, with the reason
+    playable       rendered, an MP4 within the bounds that decodes, its frames span >= 1 s
+                   at >= 1 fps, and not all frames are identical (see physeval.scenes.video)
 
 The program receives the output path as its first argument; the video is moved to the
 caller's ``keep_dir`` (the run directory) because judges read it afterwards.
@@ -28,10 +31,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from physeval.scenes.sandbox import SandboxLimits, SandboxResult, run_sandboxed
-from physeval.scenes.video import VideoFacts, probe_video
+from physeval.scenes.sandbox import (
+    AUTO,
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailable,
+    run_sandboxed,
+)
+from physeval.scenes.video import VideoBounds, VideoFacts, probe_video
 
-__all__ = ["Render", "render_program", "STAGES", "MIN_VIDEO_BYTES"]
+__all__ = ["MIN_VIDEO_BYTES", "STAGES", "Render", "render_program"]
 
 STAGES: tuple[str, ...] = (
     "no_code",
@@ -64,8 +73,8 @@ class Render:
         cpu_s: CPU seconds of the program and its descendants.
         peak_memory_bytes: Largest resident set of the program or a descendant.
         stderr_tail: The end of the program's stderr (at most 4000 characters).
-        killed_reason: ``"timeout"``, ``"output_limit"``, ``"cpu_limit"`` or ``None``.
-        sandbox_mode: Isolation in force: ``"namespaces"`` or ``"none"``.
+        killed_reason: ``"timeout"``, ``"output_limit"``, ``"cpu_limit"``, ``"memory_limit"`` or ``None``.
+        sandbox_mode: The sandbox backend in force (``"bwrap"``, ``"namespaces"``, ``"none"``).
         video: Facts about the video (``None`` when no file was written).
         workdir_files: Files the program left in its working directory (name -> bytes).
     """
@@ -117,6 +126,8 @@ def render_program(
     keep_dir: str | os.PathLike[str] | None = None,
     python: str | None = None,
     video_name: str = "video.mp4",
+    sandbox: str = AUTO,
+    bounds: VideoBounds | None = None,
 ) -> Render:
     """Run ``code`` in the sandbox with an output path as ``sys.argv[1]`` and grade the video.
 
@@ -128,21 +139,28 @@ def render_program(
             temporary directory is made and left for the caller.
         python: Interpreter for the program (default: see ``default_sandbox_python``).
         video_name: File name of the video in ``keep_dir`` (unique per sample in a run dir).
+        sandbox: The sandbox backend (``"auto"``: the best available isolating one).
+        bounds: What the host agrees to decode of the video (:class:`VideoBounds` defaults).
 
-    Never raises for anything the program does.
+    Never raises for anything the program does. When the sandbox cannot run (no isolating
+    backend here, or the one named is unavailable) the stage is ``sandbox_error``.
     """
     if code is None or not code.strip():
         return Render(stage="no_code", reason="no program in the reply")
     limits = dataclasses.replace(limits or SandboxLimits(), wall_s=float(timeout))
     dest = Path(keep_dir) if keep_dir is not None else Path(tempfile.mkdtemp(prefix="physeval-render-"))
-    result = run_sandboxed(
-        code,
-        args=(f"{{workdir}}/{video_name}",),
-        limits=limits,
-        python=python,
-        collect=(video_name,),
-        collect_dir=dest,
-    )
+    try:
+        result = run_sandboxed(
+            code,
+            args=(f"{{workdir}}/{video_name}",),
+            limits=limits,
+            python=python,
+            collect=(video_name,),
+            collect_dir=dest,
+            sandbox=sandbox,
+        )
+    except SandboxUnavailable as exc:
+        return Render(stage="sandbox_error", reason=str(exc))
     video_path = result.files.get(video_name)
     base = _base_fields(result, video_path)
     stage, reason = _program_stage(result, limits)
@@ -154,7 +172,7 @@ def render_program(
     if size <= MIN_VIDEO_BYTES:
         reason = f"the video is only {size} bytes (need more than {MIN_VIDEO_BYTES})"
         return Render(stage="executable", reason=reason, **base)
-    facts = probe_video(video_path)
+    facts = probe_video(video_path, bounds)
     base["video"] = facts
     if not facts.playable:
         return Render(stage="rendered", reason=f"not playable: {facts.reason}", **base)
@@ -185,6 +203,8 @@ def _program_stage(result: SandboxResult, limits: SandboxLimits) -> tuple[str, s
         return "timeout", f"killed after the {limits.wall_s:g} s wall-clock limit"
     if result.killed_reason == "output_limit":
         return "error", f"killed: wrote more than {limits.max_output_bytes} bytes to stdout/stderr"
+    if result.killed_reason == "memory_limit":
+        return "error", f"killed: the run's memory passed {limits.memory_bytes} bytes ({result.memory_accounting})"
     if result.killed_reason == "cpu_limit":
         return "error", f"killed: CPU limit of {limits.cpu_s} s"
     if result.signal is not None:

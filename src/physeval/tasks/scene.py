@@ -64,7 +64,8 @@ class SceneTask(Task):
     Options: ``judge`` (list of model specs; none = render-only, accuracy not measured),
     ``judge_base_url``, ``judge_mode`` (``frames``/``video``/``text``; ``judge_video`` = video),
     ``judge_frames`` (16), ``aggregation`` (``binary``/``ratio``), ``render_timeout`` (120 s),
-    ``render_workers`` (2), ``executor`` (``local``/``ray``), ``code_pick`` (``first``).
+    ``render_workers`` (2), ``executor`` (``local``/``ray``), ``code_pick`` (``first``),
+    ``sandbox`` (``auto``; or ``bwrap``, ``namespaces``, ``none``: see :mod:`physeval.scenes.sandbox`).
     """
 
     track = "scene"
@@ -151,13 +152,14 @@ class SceneTask(Task):
 
     async def _render(self, code: str | None, video_dir: Any, video_name: str) -> Render:
         timeout = float(self.options.get("render_timeout") or 120)
+        sandbox = str(self.options.get("sandbox") or "auto")
         if code is None:
             return render_program(None)
         if self.options.get("executor") == "ray":
-            return await _ray_render(code, timeout, video_dir, video_name)
+            return await _ray_render(code, timeout, video_dir, video_name, sandbox)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._render_pool(), _render_job, code, timeout,
-                                          str(video_dir) if video_dir else None, video_name)
+                                          str(video_dir) if video_dir else None, video_name, sandbox)
 
     def _render_pool(self) -> concurrent.futures.Executor:
         if self._pool is None:
@@ -198,11 +200,11 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     return metrics
 
 
-def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str) -> Render:
-    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name)
+def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str = "auto") -> Render:
+    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox)
 
 
-async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str) -> Render:
+async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str, sandbox: str = "auto") -> Render:
     try:
         import ray
     except ImportError as exc:
@@ -210,7 +212,7 @@ async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(_render_job)
-    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name)
+    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox)
     return await asyncio.wrap_future(ref.future())
 
 
