@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from rich.markup import escape
 from rich.table import Table
 
 from physeval.report.summary import MetricKey, metric_entries, read_summary
@@ -30,7 +31,7 @@ def comparison_table(run_dirs: Sequence[str | Path], *, breakdowns: bool = False
     for directory, summary in zip(run_dirs, summaries):
         table.add_column(f"{summary['model']}\n{Path(directory).name}", justify="right")
     for key in keys:
-        table.add_row(key.label, *(_cell(key.lookup(summary) or {}) for summary in summaries))
+        table.add_row(escape(key.label), *(_cell(key.lookup(summary) or {}) for summary in summaries))
     return table
 
 

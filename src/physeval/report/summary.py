@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from physeval.metrics import MetricSet, outcomes_from_rows
@@ -138,13 +139,13 @@ def print_summary(summary: dict[str, Any], console: Console | None = None, *, br
                f"({counts['planned_samples']} planned) · {counts['answered']} answered · {counts['errors']} errors")
     table = _metric_table(title, caption, ())
     for name, m in (summary.get("metrics") or {}).items():
-        table.add_row(name, *_cells(m))
+        table.add_row(escape(name), *_cells(m))
     console.print(table)
     for key, groups in (summary.get("breakdowns") or {}).items() if breakdowns else ():
-        table = _metric_table(f"by {key}", None, (key,))
+        table = _metric_table(escape(f"by {key}"), None, (escape(key),))
         for value, metrics in groups.items():
             for i, (name, m) in enumerate(metrics.items()):
-                table.add_row(str(value) if i == 0 else "", name, *_cells(m))
+                table.add_row(escape(str(value)) if i == 0 else "", escape(name), *_cells(m))
             table.add_section()
         console.print(table)
     for note in summary.get("notes") or ():
