@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from physeval.errors import ModelError
 
-__all__ = ["Completion", "Model", "ModelError", "split_reasoning"]
+__all__ = ["Completion", "GenerateConfig", "Model", "ModelAPI", "ModelError", "split_reasoning"]
 
 Message = dict[str, Any]
 
@@ -42,6 +42,53 @@ class Completion:
     latency_s: float = 0.0
     raw_text: str | None = None
     attempts: int = 1
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Sampling parameters of one request; frozen, so it can key a cache and travel between layers.
+
+    Attributes:
+        temperature, top_p, max_tokens, seed, stop: As the OpenAI chat API defines them
+            (``None`` leaves a parameter to the server).
+        extra_body: Further JSON fields sent as they are (``top_k``, ``min_p``,
+            ``chat_template_kwargs``...), as ``(key, value)`` pairs so the config stays hashable.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int | None = None
+    seed: int | None = None
+    stop: tuple[str, ...] | None = None
+    extra_body: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, *, temperature: float = 0.0, top_p: float = 1.0, max_tokens: int | None = None,
+           seed: int | None = None, stop: list[str] | tuple[str, ...] | None = None,
+           extra_body: dict[str, Any] | None = None) -> "GenerateConfig":
+        """Build from the keyword arguments of :meth:`Model.generate`."""
+        return cls(temperature, top_p, max_tokens, seed, tuple(stop) if stop else None,
+                   tuple(sorted((extra_body or {}).items())))
+
+
+@runtime_checkable
+class ModelAPI(Protocol):
+    """A provider: makes one call and classifies its failure; it never retries.
+
+    Register one with :func:`physeval.models.register_provider` and it gets retries, backoff,
+    attempt counting and closing from :class:`physeval.models.RetryingModel` for free.
+    """
+
+    name: str
+
+    @property
+    def cache_identity(self) -> str:
+        """A string that identifies this model and endpoint for the response cache."""
+        ...
+
+    async def call(self, messages: list[Message], config: GenerateConfig, n: int) -> list[Completion]:
+        """One request for ``n`` completions; raise :class:`ModelError` (``retryable`` set) on failure."""
+        ...
 
 
 @runtime_checkable

