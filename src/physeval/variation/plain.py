@@ -18,9 +18,10 @@ from __future__ import annotations
 import keyword
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 import sympy
 
