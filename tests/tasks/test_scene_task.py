@@ -87,6 +87,7 @@ def test_without_judges_scenes_are_rendered_but_not_scored(tmp_path: Path) -> No
     metrics = task.metrics([__import__("physeval.metrics", fromlist=["SampleOutcome"]).SampleOutcome(
         problem.id, "0", 0, False, meta=problem.meta, grade=grade.to_dict())])
     assert metrics["playable_rate"].value == 1.0 and "accuracy" not in metrics
+    assert any("no sample was judged" in note for note in metrics.notes)
 
 
 def test_no_code_is_an_explicit_outcome(tmp_path: Path) -> None:

@@ -197,6 +197,8 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
                                  ("judge_seconds_per_judged_sample", "judge_seconds")):
             cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
             metrics |= mean_score_metric(cost, name)
+    elif outcomes:
+        metrics |= MetricSet(notes=("accuracy omitted: no sample was judged (pass --judge to score scenes)",))
     return metrics
 
 
