@@ -24,7 +24,7 @@ def test_bank_numeric_is_the_default_dynamic_task() -> None:
     assert task.dynamic and len(ids) >= 60 and len(problems) == 4 * len(ids)
     assert {p.variant for p in problems} == {"0", "1", "2", "3"}
     assert all("significant figures" in p.question for p in problems)
-    assert get_task("bank-numeric", variants=2, seed=5).load()[1].question != problems[1].question
+    assert get_task("bank-numeric", variants=2, variant_seed=5).load()[1].question != problems[1].question
 
 
 def test_memorised_answers_fail_the_dynamic_metric(tmp_path: Path) -> None:
@@ -40,7 +40,7 @@ def test_memorised_answers_fail_the_dynamic_metric(tmp_path: Path) -> None:
         return Reply.text("I recall this one: \\boxed{" + next(iter(canonical.values())) + "}")
 
     with ScriptedServer(memoriser) as server:
-        asyncio.run(run_task(task, OpenAICompatibleModel("m", server.base_url), tmp_path, RunConfig(),
+        asyncio.run(run_task(task, OpenAICompatibleModel("m", server.base_url), tmp_path, RunConfig(preflight=False),
                              problems=problems, show_progress=False))
     metrics = task.metrics(outcomes_from_rows(RunStore(tmp_path).rows()))
     assert metrics["static_accuracy"].value == 1.0 and metrics["dynamic_accuracy"].value == 0.0

@@ -42,7 +42,7 @@ def test_phybench_run_scores_equivalence_and_eed(tmp_path: Path) -> None:
 
     task = get_task("phybench", data=_phybench_file(tmp_path))
     with ScriptedServer(model) as server:
-        asyncio.run(run_task(task, OpenAICompatibleModel("m", server.base_url), tmp_path / "run", RunConfig(),
+        asyncio.run(run_task(task, OpenAICompatibleModel("m", server.base_url), tmp_path / "run", RunConfig(preflight=False),
                              show_progress=False))
         assert "Put your final answer" in server.requests[0].prompt
     rows = {r.problem_id: r for r in RunStore(tmp_path / "run").rows()}

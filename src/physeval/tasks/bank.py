@@ -9,23 +9,35 @@ it solves every variant. It needs no data files, so it is the default task of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from physeval.problems import Problem
-from physeval.tasks.abench import NumericTask
+from physeval.tasks.abench import NumericOptions, NumericTask
+from physeval.tasks.options import option
 from physeval.tasks.registry import register_task
 from physeval.variation.bank import bank_problems
 
 __all__ = ["BankNumeric"]
 
 
+@dataclass(frozen=True)
+class BankNumericOptions(NumericOptions):
+    """The numeric track's options and how many variants to draw, from which seed."""
+
+    variants: int = option(4, "variants per dynamic problem (default 4)")
+    variant_seed: int = option(0, "seed of the problem variation (default 0)")
+
+
 @register_task
 class BankNumeric(NumericTask):
     """Original ABench-style numeric problems, each in N recomputed variants."""
 
+    Options = BankNumericOptions
+    opts: BankNumericOptions
     name = "bank-numeric"
     description = "physeval's original numeric bank: 65 templates x --variants N (default 4), offline"
     dynamic = True
     breakdowns = ("domain", "level")
 
     def load(self) -> list[Problem]:
-        return bank_problems("numeric", variants=int(self.options.get("variants") or 4),
-                             seed=int(self.options.get("seed") or 0))
+        return bank_problems("numeric", variants=self.opts.variants, seed=self.opts.variant_seed)

@@ -8,21 +8,24 @@ ask a judge) can be async; every other track implements the pure :meth:`Task.gra
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
+from physeval.errors import UserError
 from physeval.metrics import (
     MetricSet, SampleOutcome, accuracy_metrics, breakdown_metrics, dynamic_metrics, majority_metrics,
 )
 from physeval.problems import Grade, Problem
+from physeval.tasks.options import TaskOptions, parse_options
 
 __all__ = ["Task", "GradeContext", "TaskError", "read_prompt_file"]
 
 Message = dict[str, Any]
 
 
-class TaskError(Exception):
+class TaskError(UserError):
     """A task cannot load (missing files, bad options); the message says what to do."""
 
 
@@ -50,6 +53,9 @@ class Task:
     :meth:`load` and :meth:`grade`; most keep the default prompt and metrics.
 
     Class attributes:
+        Options: The frozen dataclass of the task's options (see :mod:`physeval.tasks.options`);
+            an option exists on the command line (``--flag`` and ``-T key=value``) as soon as
+            a task declares it here.
         name: Registry name used on the command line.
         description: One line for ``physeval tasks``.
         track: ``numeric``, ``symbolic`` or ``scene``.
@@ -65,11 +71,16 @@ class Task:
     breakdowns: ClassVar[tuple[str, ...]] = ()
     default_prompt: ClassVar[str] = "{question}"
 
-    def __init__(self, *, data: str | Path | None = None, prompt_file: str | Path | None = None,
-                 **options: Any) -> None:
-        self.data = Path(data) if data else None
-        self.prompt_template = read_prompt_file(prompt_file) or self.default_prompt
-        self.options = options
+    Options: ClassVar[type[TaskOptions]] = TaskOptions
+
+    def __init__(self, **options: Any) -> None:
+        """Check ``options`` against :attr:`Options` (unknown keys and wrong types are an
+        :class:`~physeval.errors.OptionError`) and keep them as :attr:`opts`."""
+        self.opts = parse_options(type(self).Options, options, task=self.name or type(self).__name__)
+        self.data = Path(self.opts.data) if self.opts.data else None
+        self.prompt_template = read_prompt_file(self.opts.prompt_file) or self.default_prompt
+        self.options: dict[str, Any] = {f.name: getattr(self.opts, f.name) for f in dataclasses.fields(self.opts)
+                                        if f.name not in ("data", "prompt_file")}
 
     # -- the flow -------------------------------------------------------------------------
     def load(self) -> list[Problem]:
@@ -87,6 +98,21 @@ class Task:
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> Grade:
         """Grade off the event loop; tracks with I/O in grading override this."""
         return await asyncio.to_thread(self.grade, problem, response)
+
+    def grade_error_kind(self, grade: Grade) -> str:
+        """The error kind of a grade whose outcome is ``error``: ``grader`` (tracks with judges
+        say ``judge`` when the judge failed)."""
+        return "grader"
+
+    def data_files(self) -> list[Path]:
+        """The files this task reads its problems from (hashed into the run's provenance)."""
+        if self.data is None or str(self.data).startswith("hf:"):
+            return []
+        if self.data.is_file():
+            return [self.data]
+        if self.data.is_dir():
+            return sorted(p for p in self.data.iterdir() if p.is_file())
+        return []
 
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """Headline metrics (accuracy, avg/pass/maj@K; static/dynamic ones when :attr:`dynamic`),

@@ -15,8 +15,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
+import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Literal, Sequence
 
 from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
 from physeval.models.spec import model_from_spec
@@ -27,6 +28,7 @@ from physeval.scenes.judge import judge_video
 from physeval.scenes.prompt import extract_code, scene_prompt
 from physeval.scenes.render import Render, render_program
 from physeval.tasks.base import GradeContext, Task, TaskError
+from physeval.tasks.options import TaskOptions, option
 from physeval.tasks.registry import register_task
 
 __all__ = ["SceneGrade", "SceneTask", "SimuScene", "BankScene"]
@@ -58,6 +60,23 @@ class SceneGrade(Grade):
     judge_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class SceneOptions(TaskOptions):
+    """Options of the scene track."""
+
+    judge: tuple[str, ...] = option((), "scene: judge model, e.g. openai/NAME (repeat for an ensemble)")
+    judge_base_url: str | None = option(None, "scene: judge server URL")
+    judge_mode: Literal["frames", "video", "text"] = option("frames", "scene: how the judge sees a sample")
+    judge_video: bool = option(False, "scene: send the video, not frames (judge_mode=video)")
+    judge_frames: int = option(16, "scene: frames sampled per video (default 16)")
+    aggregation: Literal["binary", "ratio"] = option("binary", "scene: how question verdicts combine")
+    render_timeout: float = option(120.0, "scene: wall-clock seconds per program (default 120)")
+    render_workers: int = option(2, "scene: renders in parallel (default 2)")
+    executor: Literal["local", "ray"] = option("local", "scene: where renders run")
+    code_pick: Literal["first", "last"] = option("first", "scene: which fenced python block is the program")
+    sandbox: str = option("auto", "scene: sandbox backend (auto, bwrap, namespaces, none)")
+
+
 class SceneTask(Task):
     """Shared flow of the scene tasks.
 
@@ -68,6 +87,8 @@ class SceneTask(Task):
     ``sandbox`` (``auto``; or ``bwrap``, ``namespaces``, ``none``: see :mod:`physeval.scenes.sandbox`).
     """
 
+    Options: ClassVar[type[TaskOptions]] = SceneOptions
+    opts: SceneOptions
     track = "scene"
     breakdowns: ClassVar[tuple[str, ...]] = ("domain", "level")
     default_prompt = "{question}"
@@ -76,6 +97,8 @@ class SceneTask(Task):
         super().__init__(**options)
         self._pool: concurrent.futures.Executor | None = None
         self._judges: list[Any] | None = None
+        self._judges_lock = threading.Lock()  # judges and the render pool are each built once, even from threads
+        self._pool_lock = threading.Lock()
 
     # -- prompt ---------------------------------------------------------------------------
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
@@ -88,18 +111,26 @@ class SceneTask(Task):
     @property
     def judge_mode(self) -> str:
         """``frames`` (default), ``video`` or ``text``."""
-        if self.options.get("judge_video"):
-            return "video"
-        return str(self.options.get("judge_mode") or "frames")
+        return "video" if self.opts.judge_video else self.opts.judge_mode
 
     def judges(self) -> list[Any]:
         """The judge models named by ``--judge`` (built once)."""
         if self._judges is None:
-            specs = self.options.get("judge") or []
-            if isinstance(specs, str):
-                specs = [specs]
-            self._judges = [model_from_spec(s, base_url=self.options.get("judge_base_url")) for s in specs]
+            with self._judges_lock:
+                if self._judges is None:
+                    self._judges = [model_from_spec(s, base_url=self.opts.judge_base_url) for s in self.opts.judge]
         return self._judges
+
+    async def preflight(self) -> None:
+        """Check every judge before the first sample (a dead judge stops the run at once)."""
+        for judge in self.judges():
+            check = getattr(judge, "preflight", None)
+            if check is not None:
+                await check()
+
+    def grade_error_kind(self, grade: Grade) -> str:
+        """``judge`` when the judges failed on a playable video, else ``grader``."""
+        return "judge" if getattr(grade, "judged", False) or (getattr(grade, "judge", None) is not None) else "grader"
 
     def grade(self, problem: Problem, response: str) -> Grade:
         """Synchronous grading (renders in this process); the runner uses :meth:`agrade`."""
@@ -107,7 +138,7 @@ class SceneTask(Task):
 
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SceneGrade:
         """Extract, render (off the event loop, in the pool), check, then judge."""
-        code = extract_code(response, pick=self.options.get("code_pick") or "first")
+        code = extract_code(response, pick=self.opts.code_pick)
         if self.judge_mode == "text":
             return await self._judge_text(problem, code)
         video_dir = (context.run_dir / "videos") if context.run_dir else None
@@ -124,8 +155,8 @@ class SceneTask(Task):
                               reason="playable; no --judge given, so the questions were not asked", **base)
         verdict = await judge_video(
             questions=problem.meta.get("questions") or [], judges=judges, video_path=render.video_path,
-            mode=self.judge_mode, aggregation=self.options.get("aggregation") or "binary",
-            n_frames=int(self.options.get("judge_frames") or 16), summarize=problem.meta.get("summarize"),
+            mode=self.judge_mode, aggregation=self.opts.aggregation,
+            n_frames=self.opts.judge_frames, summarize=problem.meta.get("summarize"),
             scenario=problem.question,
         )
         return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
@@ -140,7 +171,7 @@ class SceneTask(Task):
         if not judges:
             raise TaskError("--judge-mode text needs at least one --judge")
         verdict = await judge_video(questions=problem.meta.get("questions") or [], judges=judges, code=code,
-                                    mode="text", aggregation=self.options.get("aggregation") or "binary",
+                                    mode="text", aggregation=self.opts.aggregation,
                                     summarize=problem.meta.get("summarize"), scenario=problem.question)
         per_question = verdict.per_question
         executes, saves = bool(per_question.get("executes")), bool(per_question.get("saves_video"))
@@ -151,11 +182,11 @@ class SceneTask(Task):
                           judge_seconds=verdict.judge_seconds)
 
     async def _render(self, code: str | None, video_dir: Any, video_name: str) -> Render:
-        timeout = float(self.options.get("render_timeout") or 120)
-        sandbox = str(self.options.get("sandbox") or "auto")
+        timeout = self.opts.render_timeout
+        sandbox = self.opts.sandbox
         if code is None:
             return render_program(None)
-        if self.options.get("executor") == "ray":
+        if self.opts.executor == "ray":
             return await _ray_render(code, timeout, video_dir, video_name, sandbox)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._render_pool(), _render_job, code, timeout,
@@ -163,9 +194,11 @@ class SceneTask(Task):
 
     def _render_pool(self) -> concurrent.futures.Executor:
         if self._pool is None:
-            workers = int(self.options.get("render_workers") or 2)
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            with self._pool_lock:
+                if self._pool is None:
+                    workers = self.opts.render_workers
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
     # -- metrics --------------------------------------------------------------------------

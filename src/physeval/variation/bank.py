@@ -8,10 +8,12 @@ adding one YAML file here (plus one test row); this module finds, loads and cach
 from __future__ import annotations
 
 import difflib
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from ..errors import DataNotFoundError, UserError
 from ..problems import Problem
 from .engine import vary
 from .template import Template, load_template
@@ -19,6 +21,15 @@ from .template import Template, load_template
 __all__ = ["BANK_DIR", "load_bank", "bank_problems", "resolve_template", "bank_ids"]
 
 BANK_DIR = Path(__file__).resolve().parent / "bank"
+
+
+class UnknownTemplateError(UserError, KeyError):
+    """No bank template has this id and no file has this path."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 Kind = Literal["numeric", "symbolic"]
 
 
@@ -27,8 +38,18 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"bank kind must be 'numeric' or 'symbolic', got {kind!r}")
 
 
-@lru_cache(maxsize=2)
+_LOAD_LOCKS = {"numeric": threading.Lock(), "symbolic": threading.Lock()}
+_ONE_LOCK = threading.Lock()
+
+
 def _load(kind: str) -> tuple[Template, ...]:
+    """The bank of ``kind``, loaded and compiled once per process (concurrent first calls wait for it)."""
+    with _LOAD_LOCKS[kind]:
+        return _load_cached(kind)
+
+
+@lru_cache(maxsize=2)
+def _load_cached(kind: str) -> tuple[Template, ...]:
     templates = []
     for path in sorted((BANK_DIR / kind).glob("*.yaml")):
         template = load_template(path)
@@ -38,8 +59,14 @@ def _load(kind: str) -> tuple[Template, ...]:
     return tuple(templates)
 
 
-@lru_cache(maxsize=256)
 def _load_one(path: str) -> Template:
+    """One bank template, loaded once per process (under a lock, so every caller gets the same object)."""
+    with _ONE_LOCK:
+        return _load_one_cached(path)
+
+
+@lru_cache(maxsize=256)
+def _load_one_cached(path: str) -> Template:
     return load_template(Path(path))
 
 
@@ -61,7 +88,7 @@ def resolve_template(ref: str | Path) -> Template:
     path = Path(text)
     if text.endswith((".yaml", ".yml")) or path.is_file():
         if not path.is_file():
-            raise FileNotFoundError(f"template file not found: {text}")
+            raise DataNotFoundError(f"template file not found: {text}")
         return load_template(path)
     for kind in ("numeric", "symbolic"):
         candidate = BANK_DIR / kind / f"{text}.yaml"
@@ -70,7 +97,7 @@ def resolve_template(ref: str | Path) -> Template:
     known = bank_ids("numeric") + bank_ids("symbolic")
     close = difflib.get_close_matches(text, known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f" ({len(known)} bank templates; see docs/templates.md)"
-    raise KeyError(f"no template file or bank id {text!r}{hint}")
+    raise UnknownTemplateError(f"no template file or bank id {text!r}{hint}")
 
 
 def bank_problems(kind: Kind, *, variants: int = 4, seed: int = 0) -> list[Problem]:
