@@ -94,7 +94,7 @@ class BwrapBackend(Backend):
             (passwd, "/etc/passwd"),
             (group, "/etc/group"),
         ):
-            cmd += ["--ro-bind", src, dst]
+            cmd += ["--ro-bind", ctx.stage(src, "file") if root else src, dst]
         cmd += ["--size", str(lim.disk_bytes), "--perms", "0700", "--tmpfs", ctx.box]
         cmd += ["--remount-ro", "/", "--chdir", "/"]
         return [

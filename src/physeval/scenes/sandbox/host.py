@@ -46,30 +46,56 @@ UID_RANGE = (1_000_000, 1_900_000_000)
 _INIT_PATH = Path(__file__).with_name("_init_program.py")
 
 # Runs between fork and the backend, as the caller: join the run's cgroup; when root, stage the
-# binds in a private mount namespace (so a uid that cannot search e.g. /root can still bind
-# what lies below it), then drop to the sandbox uid; finally exec the backend.
-_LAUNCHER = (
-    "import ctypes, json, os, sys\n"
-    "cfg = json.loads(sys.argv[1])\n"
-    "if cfg['procs']:\n"
-    "    with open(cfg['procs'], 'w') as fh:\n"
-    "        fh.write('0')\n"
-    "if cfg['stage']:\n"
-    "    libc = ctypes.CDLL(None, use_errno=True)\n"
-    "    def ok(r, what):\n"
-    "        if r != 0:\n"
-    "            e = ctypes.get_errno()\n"
-    "            raise OSError(e, os.strerror(e), what)\n"
-    "    ok(libc.unshare(0x20000), 'unshare(CLONE_NEWNS)')\n"
-    "    ok(libc.mount(None, b'/', None, ctypes.c_ulong(0x4000 | 0x40000), None), 'make / private')\n"
-    "    for src, dst in cfg['stage']:\n"
-    "        ok(libc.mount(src.encode(), dst.encode(), None, ctypes.c_ulong(0x1000 | 0x4000), None), src)\n"
-    "if cfg['uid'] >= 0:\n"
-    "    os.setgroups([])\n"
-    "    os.setresgid(cfg['gid'], cfg['gid'], cfg['gid'])\n"
-    "    os.setresuid(cfg['uid'], cfg['uid'], cfg['uid'])\n"
-    "os.execv(sys.argv[2], sys.argv[2:])\n"
-)
+# binds (see RunContext.stage), then drop to the sandbox uid; then run the backend as a child,
+# as a child subreaper, so that every process the backend leaves (bwrap's reaper) is reaped here,
+# not handed to the host's init as a zombie; die with physeval (PR_SET_PDEATHSIG).
+STAGE_ROOT = "/tmp/physeval-stage"
+_LAUNCHER = """
+import ctypes, json, os, sys
+cfg = json.loads(sys.argv[1])
+if cfg["procs"]:
+    with open(cfg["procs"], "w") as fh:
+        fh.write("0")
+if cfg["stage"]:
+    libc = ctypes.CDLL(None, use_errno=True)
+    def ok(r, what):
+        if r != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e), what)
+    ok(libc.unshare(0x20000), "unshare(CLONE_NEWNS)")
+    ok(libc.mount(None, b"/", None, ctypes.c_ulong(0x4000 | 0x40000), None), "make / private")
+    fds = [os.open(src, os.O_PATH) for src, _, _ in cfg["stage"]]  # in the new namespace, before /tmp is covered
+    ok(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", ctypes.c_ulong(2 | 4), b"size=1m,mode=0755"), "stage tmpfs")
+    os.mkdir(cfg["stage_root"], 0o755)
+    for fd, (src, path, kind) in zip(fds, cfg["stage"]):
+        if kind == "dir":
+            os.mkdir(path, 0o755)
+        else:
+            open(path, "w").close()
+        ok(libc.mount(("/proc/self/fd/%d" % fd).encode(), path.encode(), None, ctypes.c_ulong(0x1000 | 0x4000), None), src)
+        os.close(fd)
+if cfg["uid"] >= 0:
+    os.setgroups([])
+    os.setresgid(cfg["gid"], cfg["gid"], cfg["gid"])
+    os.setresuid(cfg["uid"], cfg["uid"], cfg["uid"])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG: SIGKILL when physeval dies
+libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+child = os.fork()
+if child == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+result = 0
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        break
+    if pid == child:
+        result = status
+if os.WIFSIGNALED(result):
+    os.kill(os.getpid(), os.WTERMSIG(result))
+os._exit(os.WEXITSTATUS(result))
+"""
 
 
 def init_source() -> str:
@@ -108,23 +134,19 @@ class RunContext:
     cfg: dict[str, Any]
     pass_fds: list[int] = field(default_factory=list)
     drop_to: tuple[int, int] | None = None
-    staged: list[tuple[str, str]] = field(default_factory=list)
+    staged: list[tuple[str, str, str]] = field(default_factory=list)
 
     def stage(self, src: str, kind: str) -> str:
-        """Where the backend finds ``src`` once the launcher has bound it into the working directory.
+        """Where the backend finds ``src`` once the launcher has staged it (``kind``: dir or file).
 
-        Used when physeval is root and drops to the sandbox uid before the backend starts: the
-        launcher binds ``src`` at the returned path in a private mount namespace, so the
-        sandbox uid reaches it even when a parent directory of ``src`` is closed to it.
+        Used when physeval is root and drops to the sandbox uid before the backend starts.
+        The launcher, still root, opens ``src``, enters a private mount namespace (the host
+        sees nothing of it), mounts a small tmpfs on ``/tmp`` and binds ``src`` at the returned
+        path below it, so the sandbox uid reaches it even when a parent directory of ``src``
+        (``/root``, a 0700 temporary directory) is closed to it.
         """
-        stage_dir = os.path.join(self.workdir, "stage")
-        os.makedirs(stage_dir, mode=0o755, exist_ok=True)
-        path = os.path.join(stage_dir, str(len(self.staged)))
-        if kind == "dir":
-            os.mkdir(path, 0o755)
-        else:
-            open(path, "w").close()
-        self.staged.append((src, path))
+        path = f"{STAGE_ROOT}/{len(self.staged)}"
+        self.staged.append((src, path, kind))
         return path
 
     def write_file(self, name: str, text: str) -> str:
@@ -244,23 +266,24 @@ def _execute(
     )
     try:
         cmd = backend.command(ctx)
-        if cgroup is not None or ctx.drop_to is not None or ctx.staged:
-            uid, gid = ctx.drop_to or (-1, -1)
-            launch = {
-                "procs": cgroup.procs if cgroup else "",
-                "uid": uid,
-                "gid": gid,
-                "stage": ctx.staged,
-            }
-            cmd = [
-                init_interpreter(),
-                "-I",
-                "-S",
-                "-c",
-                _LAUNCHER,
-                json.dumps(launch),
-                *cmd,
-            ]
+        # The launcher always runs: it joins the cgroup, stages, drops the uid and reaps.
+        uid, gid = ctx.drop_to or (-1, -1)
+        launch = {
+            "procs": cgroup.procs if cgroup else "",
+            "uid": uid,
+            "gid": gid,
+            "stage": ctx.staged,
+            "stage_root": STAGE_ROOT,
+        }
+        cmd = [
+            init_interpreter(),
+            "-I",
+            "-S",
+            "-c",
+            _LAUNCHER,
+            json.dumps(launch),
+            *cmd,
+        ]
         return _launch(
             backend, ctx, cmd, cgroup, status_fd, collect_fds, collect_dir, watch
         )
