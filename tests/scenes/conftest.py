@@ -7,7 +7,6 @@ and a temporary directory of their own.
 
 from __future__ import annotations
 
-import ctypes
 import glob
 import os
 import secrets
@@ -17,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _sandbox_helpers import host_sysv_objects, pids_in_uid_range
 
 from physeval.scenes.sandbox import backend_names, get_backend
 
@@ -43,56 +43,6 @@ def backend_params() -> list[object]:
 def backend(request: pytest.FixtureRequest) -> str:
     """The name of an available isolating sandbox backend (the test runs once per backend)."""
     return str(request.param)
-
-
-def _uid_of(pid_dir: str) -> int | None:
-    try:
-        line = next(
-            ln
-            for ln in Path(pid_dir, "status").read_text().splitlines()
-            if ln.startswith("Uid:")
-        )
-    except (OSError, StopIteration):
-        return None
-    return int(line.split()[1])
-
-
-def pids_in_uid_range(lo: int, hi: int) -> set[int]:
-    """Live processes whose real uid is in ``[lo, hi)``."""
-    found = set()
-    for pid_dir in glob.glob("/proc/[0-9]*"):
-        uid = _uid_of(pid_dir)
-        if uid is not None and lo <= uid < hi:
-            found.add(int(pid_dir.rsplit("/", 1)[1]))
-    return found
-
-
-_CUID_COLUMN = {"shm": 9, "msg": 9, "sem": 6}
-
-
-def host_sysv_objects() -> set[tuple[str, str, int]]:
-    """Every SysV shared-memory segment, message queue and semaphore set on the host: (kind, id, creator uid)."""
-    out = set()
-    for kind, column in _CUID_COLUMN.items():
-        try:
-            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
-        except OSError:
-            lines = []
-        for ln in lines:
-            fields = ln.split()
-            out.add((kind, fields[1], int(fields[column])))
-    return out
-
-
-def posix_mq_exists(name: str) -> bool:
-    """Whether the POSIX message queue ``name`` exists in the host's IPC namespace."""
-    librt = ctypes.CDLL("librt.so.1", use_errno=True)
-    librt.mq_open.restype = ctypes.c_int
-    fd = librt.mq_open(name.encode(), os.O_RDONLY)
-    if fd >= 0:
-        librt.mq_close(fd)
-        return True
-    return False
 
 
 @pytest.fixture

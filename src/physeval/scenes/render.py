@@ -148,7 +148,11 @@ def render_program(
     if code is None or not code.strip():
         return Render(stage="no_code", reason="no program in the reply")
     limits = dataclasses.replace(limits or SandboxLimits(), wall_s=float(timeout))
-    dest = Path(keep_dir) if keep_dir is not None else Path(tempfile.mkdtemp(prefix="physeval-render-"))
+    dest = (
+        Path(keep_dir)
+        if keep_dir is not None
+        else Path(tempfile.mkdtemp(prefix="physeval-render-"))
+    )
     try:
         result = run_sandboxed(
             code,
@@ -167,7 +171,9 @@ def render_program(
     if stage != "executable":
         return Render(stage=stage, reason=reason, **base)
     if video_path is None:
-        return Render(stage="executable", reason=_missing_video_reason(result, video_name), **base)
+        return Render(
+            stage="executable", reason=_missing_video_reason(result, video_name), **base
+        )
     size = os.path.getsize(video_path)
     if size <= MIN_VIDEO_BYTES:
         reason = f"the video is only {size} bytes (need more than {MIN_VIDEO_BYTES})"
@@ -202,9 +208,15 @@ def _program_stage(result: SandboxResult, limits: SandboxLimits) -> tuple[str, s
     if result.timed_out:
         return "timeout", f"killed after the {limits.wall_s:g} s wall-clock limit"
     if result.killed_reason == "output_limit":
-        return "error", f"killed: wrote more than {limits.max_output_bytes} bytes to stdout/stderr"
+        return (
+            "error",
+            f"killed: wrote more than {limits.max_output_bytes} bytes to stdout/stderr",
+        )
     if result.killed_reason == "memory_limit":
-        return "error", f"killed: the run's memory passed {limits.memory_bytes} bytes ({result.memory_accounting})"
+        return (
+            "error",
+            f"killed: the run's memory passed {limits.memory_bytes} bytes ({result.memory_accounting})",
+        )
     if result.killed_reason == "cpu_limit":
         return "error", f"killed: CPU limit of {limits.cpu_s} s"
     if result.signal is not None:

@@ -259,7 +259,7 @@ def inspect_stream(
     stream = container.streams.video[0]
     ctx = stream.codec_context
     facts["codec"] = ctx.name if ctx is not None else None
-    tag = getattr(stream, "codec_tag", None)
+    tag = getattr(ctx, "codec_tag", None) if ctx is not None else None
     facts["codec_tag"] = str(tag) if tag else None
     vfmt = ctx.format if ctx is not None else None
     facts["pix_fmt"] = vfmt.name if vfmt is not None else None
@@ -284,9 +284,7 @@ def _refusal(facts: dict[str, Any], bounds: VideoBounds) -> str | None:
     if (facts["brand"] or "").strip() == "qt":
         return "not an MP4 file: a QuickTime (MOV) file (major brand 'qt')"
     if facts["codec"] is None:
-        return f"unknown video codec (tag {facts['codec_tag'] or '?'}): FFmpeg cannot decode it"
-    if facts["codec"] not in PLAYABLE_CODECS:
-        return f"the video codec {facts['codec']} is not one an MP4 player plays"
+        return "unknown video codec: FFmpeg has no decoder for the stream's codec tag"
     pixels = (facts["width"] or 0) * (facts["height"] or 0)
     if pixels > bounds.max_pixels:
         return f"refused before decoding: {facts['width']}x{facts['height']} frames exceed {bounds.max_pixels} pixels"
@@ -299,6 +297,8 @@ def _refusal(facts: dict[str, Any], bounds: VideoBounds) -> str | None:
         )
     if (facts["bit_depth"] or 0) > bounds.max_bit_depth:
         return f"refused before decoding: {facts['bit_depth']}-bit samples (bound {bounds.max_bit_depth})"
+    if facts["codec"] not in PLAYABLE_CODECS:
+        return f"the video codec {facts['codec']} is not one an MP4 player plays"
     return None
 
 
