@@ -85,7 +85,7 @@ def test_symbolic_forms_evaluate(text: str, approx: float) -> None:
         ("\\vec{v} = 3\\hat{i}", "unparseable", "vector"),
         ("v < 3", "unparseable", "inequality"),
         ("\\text{no solution}", "unparseable", "no number"),
-        ("1.0 \\times 10^{999}", "unparseable", "exponent"),
+        ("1.0 \\times 10^{999}", "too_large", "power of ten"),
     ],
 )
 def test_not_one_number(text: str | None, status: str, reason_part: str) -> None:

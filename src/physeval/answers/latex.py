@@ -31,12 +31,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from physeval.answers.bounds import TOO_LARGE, parse_bounded
+
 __all__ = [
     "COMPAT_PHYBENCH",
     "Conversion",
     "check_compat",
     "latex_to_sympy",
     "normalize_latex",
+    "parse_normalized",
     "strip_to_rhs",
 ]
 
@@ -57,7 +60,8 @@ class Conversion:
     Attributes:
         expr: The SymPy expression, or ``None`` when conversion failed.
         normalized: The LaTeX text after preprocessing (what the parser saw).
-        outcome: ``"ok"``, ``"empty"``, ``"unparseable"`` or ``"unsupported"``.
+        outcome: ``"ok"``, ``"empty"``, ``"unparseable"``, ``"unsupported"`` or ``"too_large"``
+            (what the text asks to compute is beyond :mod:`physeval.answers.bounds`).
         reason: Why a conversion failed (empty when it succeeded).
     """
 
@@ -608,7 +612,9 @@ def latex_to_sympy(latex: str, *, compat: str | None = None) -> Conversion:
 
     The result's ``outcome`` is ``"empty"`` for nothing to convert, ``"unparseable"`` when
     the parser rejects the text and ``"unsupported"`` when it parses to something that is
-    not a single scalar expression (an equation, a set, a tuple, ...).
+    not a single scalar expression (an equation, a set, a tuple, ...), ``"too_large"`` when
+    it would evaluate to a number or polynomial beyond :data:`~physeval.answers.bounds.DEFAULT_BOUNDS`
+    (checked on the unevaluated parse, before any arithmetic).
     """
     check_compat(compat)
     if latex is None or not str(latex).strip():
@@ -616,7 +622,7 @@ def latex_to_sympy(latex: str, *, compat: str | None = None) -> Conversion:
     return _convert_cached(str(latex), compat)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _convert_cached(latex: str, compat: str | None) -> Conversion:
     try:
         text = normalize_latex(latex, compat=compat)
@@ -627,26 +633,37 @@ def _convert_cached(latex: str, compat: str | None) -> Conversion:
     return _parse_normalized(text, compat)
 
 
-@lru_cache(maxsize=4096)
+def parse_normalized(text: str, compat: str | None = None) -> Conversion:
+    """The conversion of an already normalised text (``Conversion.normalized``); cached, never raises.
+
+    Graders key their own caches by the normal form and come back here for the expression.
+    """
+    check_compat(compat)
+    return _parse_normalized(text, compat)
+
+
+@lru_cache(maxsize=16384)
 def _parse_normalized(text: str, compat: str | None) -> Conversion:
     """Parse preprocessed text (cached: different raw answers often share a normal form)."""
     import sympy
 
     try:
         try:
-            expr = _parse(text)
+            expr, bounded = parse_bounded(_parse, text)
         except Exception:
             # The grammar rejects some '\\frac{a}{b}(...)' products; retry with an explicit
             # product sign (default mode only: the pipeline has no such retry).
             retry = _BRACE_PAREN.sub(r"} \\cdot (", text)
             if compat == COMPAT_PHYBENCH or retry == text:
                 raise
-            expr = _parse(retry)
+            expr, bounded = parse_bounded(_parse, retry)
     except RecursionError:
         return Conversion(None, text, UNPARSEABLE, "expression nested too deeply to parse")
     except Exception as exc:
         message = " ".join(str(exc).split())[:200]
         return Conversion(None, text, UNPARSEABLE, f"LaTeX not parseable: {type(exc).__name__}: {message}")
+    if not bounded.ok:
+        return Conversion(None, text, TOO_LARGE, f"too large to compute ({bounded.bound} bound): {bounded.reason}")
     if isinstance(expr, (list, tuple)) or not isinstance(expr, sympy.Expr):
         return Conversion(None, text, UNSUPPORTED, f"not a single expression: {type(expr).__name__}")
     return Conversion(expr, text, OK)

@@ -5,8 +5,10 @@ The common forms (``-3.2``, ``- 50``, ``1.5 \\times 10^{-3}``, ``3.0e5``, ``1{,}
 :class:`~fractions.Fraction`, so the 1 % test downstream is exact. Genuinely symbolic forms
 (``\\frac``, ``\\sqrt``, ``\\pi``, arithmetic) fall back to ``latex2sympy2_extended`` and are
 evaluated to 30 digits. Anything that is not one number gives an explicit status with a
-reason: ``no_answer`` (empty), ``ambiguous`` (two different values, ``\\pm``), or
-``unparseable`` (a free symbol, a vector, an inequality, text). Never raises.
+reason: ``no_answer`` (empty), ``ambiguous`` (two different values, ``\\pm``),
+``unparseable`` (a free symbol, a vector, an inequality, text) or ``too_large`` (beyond
+``10^±300``, or an expression such as ``10^{10^{10}}`` or ``9999999!`` whose value
+:mod:`physeval.answers.bounds` refuses to compute). Never raises, and never does unbounded work.
 """
 
 from __future__ import annotations
@@ -17,16 +19,25 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from functools import lru_cache
 
+from physeval.answers.bounds import TOO_LARGE as BOUNDS_TOO_LARGE
+from physeval.answers.bounds import parse_bounded
 from physeval.answers.units import parse_unit
 
-__all__ = ["ParsedQuantity", "parse_quantity", "sig_fig_range", "OK", "NO_ANSWER", "AMBIGUOUS", "UNPARSEABLE"]
+__all__ = [
+    "ParsedQuantity", "parse_quantity", "sig_fig_range", "OK", "NO_ANSWER", "AMBIGUOUS", "UNPARSEABLE", "TOO_LARGE",
+    "MAX_DECIMAL_EXPONENT",
+]  # fmt: skip
 
 OK = "ok"
 NO_ANSWER = "no_answer"
 AMBIGUOUS = "ambiguous"
 UNPARSEABLE = "unparseable"
+TOO_LARGE = BOUNDS_TOO_LARGE
 
 _MAX_SYMBOLIC_CHARS = 240  # operation budget for the sympy fallback (no wall-clock timeouts)
+# Values are exact fractions that graders also report as floats: |log10 v| beyond this is
+# refused (``too_large``) instead of building a huge integer or overflowing a float.
+MAX_DECIMAL_EXPONENT = 300
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ class ParsedQuantity:
     """One answer read as a number (plus its unit as written).
 
     Attributes:
-        status: ``"ok"``, ``"no_answer"``, ``"ambiguous"`` or ``"unparseable"``.
+        status: ``"ok"``, ``"no_answer"``, ``"ambiguous"``, ``"unparseable"`` or ``"too_large"``.
         value: The number, exactly, when ``status == "ok"``.
         unit_text: The unit as written after the number (``None`` when there is none).
         unit_known: Whether ``unit_text`` is a unit pint understands (``False`` for words such
@@ -210,8 +221,8 @@ def _fast(side: str) -> ParsedQuantity | None:
     except (ValueError, ZeroDivisionError):
         return None
     if exp is not None:
-        if abs(exp) > 400:
-            return _fail(UNPARSEABLE, f"exponent {exp} out of range")
+        if abs(exp) > MAX_DECIMAL_EXPONENT:
+            return _fail(TOO_LARGE, f"power of ten {exp} beyond 10^±{MAX_DECIMAL_EXPONENT}")
         value *= Fraction(10) ** exp
     if groups["sign"] == "-":
         value = -value
@@ -251,17 +262,19 @@ def _split_unit(side: str) -> tuple[str, str | None]:
 def _sympy_value(expr_text: str) -> tuple[str, Fraction | None, str]:
     """(status, value, reason) for a symbolic numeric expression, via latex2sympy2_extended."""
     try:
-        from latex2sympy2_extended import latex2sympy
         import sympy
+        from latex2sympy2_extended import latex2sympy
     except ImportError:  # pragma: no cover - both are dependencies
         return UNPARSEABLE, None, "latex2sympy2_extended is not installed"
     text = _WRAPPER.sub(r"\1", expr_text)
     if re.search(r"(?<![\\a-zA-Z])e(?![a-zA-Z])", text) and not re.search(r"\d\s*e\s*[+-]?\d", text):
         text = re.sub(r"(?<![\\a-zA-Z])e(?![a-zA-Z])", r"\\mathrm{e}", text)
     try:
-        expr = latex2sympy(text)
+        expr, bounded = parse_bounded(latex2sympy, text)
     except Exception as exc:  # the ANTLR parser raises many exception types
         return UNPARSEABLE, None, f"not a number: {type(exc).__name__}"
+    if not bounded.ok:
+        return TOO_LARGE, None, f"too large to compute ({bounded.bound} bound): {bounded.reason}"
     try:
         if isinstance(expr, (list, tuple, set)) or not isinstance(expr, sympy.Expr):
             return UNPARSEABLE, None, "not a single expression"
@@ -269,16 +282,31 @@ def _sympy_value(expr_text: str) -> tuple[str, Fraction | None, str]:
         if free:
             return UNPARSEABLE, None, "free symbol(s): " + ", ".join(free[:5])
         if expr.is_Rational:
-            return OK, Fraction(int(expr.p), int(expr.q)), ""
+            return _bounded_fraction(Fraction(int(expr.p), int(expr.q)))
         val = sympy.N(expr, 30)
         re_part, im_part = val.as_real_imag()
         if im_part != 0 and abs(float(im_part)) > 1e-25 * max(1.0, abs(float(re_part))):
             return UNPARSEABLE, None, "complex value"
         if not re_part.is_finite or not re_part.is_number:
             return UNPARSEABLE, None, "not a finite number"
-        return OK, Fraction(Decimal(str(sympy.Float(re_part, 30)))), ""
+        if re_part != 0 and abs(_float_exponent(re_part)) > MAX_DECIMAL_EXPONENT:
+            return TOO_LARGE, None, f"value beyond 10^±{MAX_DECIMAL_EXPONENT}"
+        return _bounded_fraction(Fraction(Decimal(str(sympy.Float(re_part, 30)))))
     except (TypeError, ValueError, ArithmeticError, InvalidOperation, AttributeError, RecursionError) as exc:
         return UNPARSEABLE, None, f"could not evaluate: {type(exc).__name__}"
+
+
+def _float_exponent(value: object) -> float:
+    """log10 |value| of a SymPy Float, from its binary exponent (no huge integer is built)."""
+    _sign, mantissa, exponent, _bits = value._mpf_  # type: ignore[attr-defined]
+    return (exponent + int(mantissa).bit_length()) * 0.30103
+
+
+def _bounded_fraction(value: Fraction) -> tuple[str, Fraction | None, str]:
+    big = max(value.numerator.bit_length(), value.denominator.bit_length()) * 0.30103
+    if value and big > MAX_DECIMAL_EXPONENT + 40:
+        return TOO_LARGE, None, f"value beyond 10^±{MAX_DECIMAL_EXPONENT}"
+    return OK, value, ""
 
 
 def _symbolic(side: str) -> ParsedQuantity:

@@ -10,12 +10,18 @@ argument order; ``function_<name>``. Inserting, deleting and relabelling a node 
 trees; ``size`` is the reference tree's node count and the score is 100 for an equivalent
 answer, else ``max(0, 60 - 100 d / size)``.
 
-Unlike the maintained pipeline nothing here depends on wall-clock time: simplification runs
-only when the expression is within an operation budget (``count_ops``), the equivalence check
-is a seeded numeric probe confirmed symbolically under a budget (see
-:mod:`physeval.grading.symbolic`), and the reference's conversion, simplification and tree
-are cached so scoring many answers against one reference is cheap. An equivalent answer needs
-no tree at all.
+Unlike the maintained pipeline nothing here depends on wall-clock time. What an answer can
+become is bounded before any arithmetic (:mod:`physeval.answers.bounds`: ``10^{10^{10}}``,
+``9999999!`` or ``(a+b)^{100000}`` are ``too_large``, with the bound named); simplification
+runs only within operation budgets (``count_ops`` and the estimated size of the expansion;
+over budget, the tree of the unsimplified form is scored, as the pipeline does after its
+timeout, and ``budget`` says which budget ran out); the equivalence check is a seeded numeric
+probe confirmed symbolically under a budget (see :mod:`physeval.grading.symbolic`).
+
+Work is done once per process: every verdict is cached by the pair of *normalised* texts,
+and every side's simplified form and tree by its normalised text, so a reference scored
+against many answers is simplified once and an answer repeated across K samples, variants
+or models costs once. An equivalent answer needs no tree at all.
 """
 
 from __future__ import annotations
@@ -24,11 +30,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from physeval.answers.latex import COMPAT_PHYBENCH, check_compat, latex_to_sympy
+from physeval.answers.bounds import TOO_LARGE, expanded_terms
+from physeval.answers.latex import (
+    COMPAT_PHYBENCH,
+    EMPTY,
+    check_compat,
+    latex_to_sympy,
+    parse_normalized,
+)
+from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
 from physeval.problems import Outcome
 
 __all__ = [
     "EEDResult",
+    "TREE_EXPAND_BUDGET",
     "TREE_SIMPLIFY_BUDGET",
     "eed",
     "expression_tree",
@@ -36,9 +51,11 @@ __all__ = [
     "subtree_cost",
 ]
 
-# Expressions with more operations than this are not simplified before building a tree;
-# the pipeline's analogue is a 30 s wall-clock timeout that returns the unsimplified form.
+# Expressions with more operations than this, or whose expansion would have more terms than
+# TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
+# a 30 s wall-clock timeout that returns the unsimplified form.
 TREE_SIMPLIFY_BUDGET = 250
+TREE_EXPAND_BUDGET = 300
 
 TOO_LONG = "too_long"
 UNSUPPORTED = "unsupported"
@@ -61,8 +78,12 @@ class EEDResult:
         distance: The tree edit distance; 0.0 for an equivalent answer, ``None`` when unknown.
         equivalent: True/False, or ``None`` when undecided or not comparable.
         outcome: ``correct``, ``wrong``, ``no_answer``, ``unparseable``, ``unsupported``,
-            ``too_long``, ``undecided`` or ``error`` (the reference itself failed).
+            ``too_long``, ``too_large`` (the answer asks for a number or polynomial beyond
+            :mod:`physeval.answers.bounds`), ``undecided`` or ``error`` (the reference itself
+            failed; a too-large reference is an error too).
         reason: Why, in words.
+        budget: Which operation budget ran out (``""`` when none did): a side whose
+            simplification was over budget is scored on the tree of its unsimplified form.
     """
 
     score: float
@@ -72,6 +93,7 @@ class EEDResult:
     equivalent: bool | None
     outcome: str
     reason: str = ""
+    budget: str = ""
 
 
 # --------------------------------------------------------------------------------------
@@ -237,34 +259,57 @@ def tree_distance(reference: Any, answer: Any) -> float:
 
 
 # --------------------------------------------------------------------------------------
-# Simplification (budgeted) and the cached reference
+# Simplification (budgeted) and the cached trees
 # --------------------------------------------------------------------------------------
 
 
-def _simplify_budgeted(expr: Any) -> tuple[Any, bool]:
-    """``simplify`` under positive assumptions, as the pipeline does, when within budget."""
+@dataclass(frozen=True)
+class _Simplified:
+    """One normalised answer's simplified form and tree (``tree`` is None when none can be built)."""
+
+    expr: Any
+    tree: _Tree | None
+    problem: str = ""
+    budget: str = ""
+
+
+def _simplify_budgeted(expr: Any) -> tuple[Any, str]:
+    """``simplify`` under positive assumptions, as the pipeline does, when within budget.
+
+    Returns the expression and ``""``, or the expression unsimplified and which budget ran out
+    (the pipeline's analogue is its 30 s timeout, after which it also keeps the original).
+    """
     import sympy
 
     try:
-        if sympy.count_ops(expr) > TREE_SIMPLIFY_BUDGET:
-            return expr, False
+        ops = sympy.count_ops(expr)
+        if ops > TREE_SIMPLIFY_BUDGET:
+            return expr, f"simplify budget: {ops} operations > {TREE_SIMPLIFY_BUDGET}"
+        terms = expanded_terms(expr, cap=10 * TREE_EXPAND_BUDGET)
+        if terms > TREE_EXPAND_BUDGET:
+            return expr, f"expand budget: about {terms} terms > {TREE_EXPAND_BUDGET}"
         positive, back = sympy.posify(expr)
-        return sympy.simplify(positive).subs(back), True
-    except Exception:  # SymPy raising on an odd expression: keep it unsimplified
-        return expr, False
+        return sympy.simplify(positive).subs(back), ""
+    except Exception as exc:  # SymPy raising on an odd expression: keep it unsimplified
+        return expr, f"simplify failed: {type(exc).__name__}"
 
 
-@lru_cache(maxsize=4096)
-def _simplified_tree(latex: str, compat: str | None) -> tuple[Any, _Tree | None, str]:
-    """Simplified expression and tree of a converted LaTeX string (cached per string)."""
-    conv = latex_to_sympy(latex, compat=compat)
-    simplified, _ = _simplify_budgeted(conv.expr)
+@lru_cache(maxsize=16384)
+def _simplified_tree(normalized: str, compat: str | None) -> _Simplified:
+    """Simplified expression and tree of one normalised LaTeX text, computed once per process.
+
+    Keyed by the normal form, so raw answers that normalise alike (and an answer repeated
+    across samples, variants or models) share one simplification. ``lru_cache`` is safe to
+    call from several threads (two threads may at worst compute the same entry twice).
+    """
+    conv = parse_normalized(normalized, compat)
+    simplified, budget = _simplify_budgeted(conv.expr)
     try:
-        return simplified, _build_tree(simplified), ""
+        return _Simplified(simplified, _build_tree(simplified), "", budget)
     except _UnsupportedNode as exc:
-        return simplified, None, str(exc)
-    except RecursionError:
-        return simplified, None, "expression too deep for a tree"
+        return _Simplified(simplified, None, str(exc), budget)
+    except (RecursionError, ValueError) as exc:  # ValueError: a number too long to print
+        return _Simplified(simplified, None, f"no tree: {type(exc).__name__}", budget)
 
 
 def _early_exit(reference: str, answer: str) -> EEDResult | None:
@@ -298,40 +343,47 @@ def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"reference: {ref.reason}")
     ans = latex_to_sympy(answer, compat=compat)
     if not ans.ok:
-        outcome = Outcome.UNPARSEABLE if ans.outcome != "empty" else Outcome.NO_ANSWER
+        outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
-        return _score(reference, answer, ref.expr, ans.expr, compat)
+        return _score(ref.normalized, ans.normalized, compat)
     except Exception as exc:  # a SymPy failure must not escape a grader
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
 
-def _score(reference: str, answer: str, ref_expr: Any, ans_expr: Any, compat: str | None) -> EEDResult:
+@lru_cache(maxsize=65536)
+def _score(reference: str, answer: str, compat: str | None) -> EEDResult:
+    """The verdict for two *normalised* texts, once per process (thread-safe ``lru_cache``)."""
     from physeval.grading.symbolic import check_equivalence, pipeline_equivalence
 
+    if reference == answer:
+        return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical normalised answers")
     if compat == COMPAT_PHYBENCH:
-        ref_simple, ref_tree, ref_problem = _simplified_tree(reference, compat)
-        ans_simple, ans_tree, ans_problem = _simplified_tree(answer, compat)
-        verdict = pipeline_equivalence(ref_simple, ans_simple)
+        ref = _simplified_tree(reference, compat)
+        ans = _simplified_tree(answer, compat)
+        verdict = pipeline_equivalence(ref.expr, ans.expr)
     else:
-        verdict = check_equivalence(ref_expr, ans_expr)
+        verdict = check_equivalence(parse_normalized(reference, compat).expr, parse_normalized(answer, compat).expr)
     if verdict.equivalent:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, verdict.reason)
     if compat != COMPAT_PHYBENCH:
-        # Only a non-equivalent answer needs trees; both simplifications are cached per string.
-        ref_simple, ref_tree, ref_problem = _simplified_tree(reference, compat)
-        ans_simple, ans_tree, ans_problem = _simplified_tree(answer, compat)
+        # Only a non-equivalent answer needs trees; both simplifications are cached per text.
+        ref = _simplified_tree(reference, compat)
+        ans = _simplified_tree(answer, compat)
+    budget = "; ".join(f"{side} {note}" for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note)
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
-    if ref_tree is None:
-        return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref_problem}")
-    if ans_tree is None:
-        return EEDResult(0.0, None, ref_tree.size, None, equivalent, outcome, f"{verdict.reason}; answer tree: {ans_problem}")
-    distance = _distance(ans_tree, ref_tree)
-    size = ref_tree.size
+    reason = verdict.reason + (f"; tree of the unsimplified form ({budget})" if budget else "")
+    if ref.tree is None:
+        return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref.problem}", budget)
+    if ans.tree is None:
+        return EEDResult(0.0, None, ref.tree.size, None, equivalent, outcome, f"{reason}; answer tree: {ans.problem}",
+                         budget)
+    distance = _distance(ans.tree, ref.tree)
+    size = ref.tree.size
     if distance == 0.0:
         # Identical simplified trees: the pipeline scores this 100 (its equivalence checks
         # could not see it). Report it as equivalent.
-        return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees")
+        return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees", budget)
     score = max(0.0, _INITIAL_SCORE - _SCORING_SLOPE * distance / size)
-    return EEDResult(score, distance / size, size, distance, equivalent, outcome, verdict.reason)
+    return EEDResult(score, distance / size, size, distance, equivalent, outcome, reason, budget)

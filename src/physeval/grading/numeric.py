@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from physeval.answers.extract import extract_final_answer
-from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, ParsedQuantity, parse_quantity, sig_fig_range
+from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, TOO_LARGE, ParsedQuantity, parse_quantity, sig_fig_range
 from physeval.answers.units import conversion, parse_unit, required_format
 from physeval.problems import Grade, Outcome
 
@@ -159,7 +159,8 @@ def grade_numeric(
     q = parse_quantity(extraction.text)
     base["extracted"] = extraction.text
     if not q.ok or q.value is None:
-        outcome = {NO_ANSWER: Outcome.NO_ANSWER, AMBIGUOUS: Outcome.AMBIGUOUS}.get(q.status, Outcome.UNPARSEABLE)
+        outcome = {NO_ANSWER: Outcome.NO_ANSWER, AMBIGUOUS: Outcome.AMBIGUOUS, TOO_LARGE: TOO_LARGE}.get(
+            q.status, Outcome.UNPARSEABLE)
         return NumericGrade(False, outcome, q.reason, **base)
     base["unit_given"] = q.unit_text
     sig_ok, sci_ok = _format_checks(q, fmt.sig_figs, fmt.scientific)

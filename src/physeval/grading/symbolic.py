@@ -37,12 +37,14 @@ __all__ = [
     "PROBE_DIGITS",
     "REL_TOL",
     "SYMBOLIC_OPS_BUDGET",
+    "SYMBOLIC_EXPAND_BUDGET",
 ]
 
 PROBE_POINTS = 5
 PROBE_DIGITS = 40
 REL_TOL = 1e-9
 SYMBOLIC_OPS_BUDGET = 300  # count_ops of the difference; above it no simplification is tried
+SYMBOLIC_EXPAND_BUDGET = 300  # estimated terms of expand(difference); above it neither expand nor simplify
 _EXPAND_MAX_EXPONENT = 12  # expand only when no (sum)**n has |n| above this
 _ZERO_FLOOR = 1e-30
 _SEED = "physeval-symbolic-probe-v1"
@@ -135,9 +137,14 @@ def _symbolic_zero(diff: Any) -> tuple[bool | None, str]:
     """True when ``diff`` is proven zero; ``None`` when the budget or the rewrites ran out."""
     import sympy
 
+    from physeval.answers.bounds import expanded_terms
+
     ops = sympy.count_ops(diff)
     if ops > SYMBOLIC_OPS_BUDGET:
         return None, f"symbolic check skipped: {ops} operations exceed the budget of {SYMBOLIC_OPS_BUDGET}"
+    terms = expanded_terms(diff, cap=10 * SYMBOLIC_EXPAND_BUDGET)
+    if terms > SYMBOLIC_EXPAND_BUDGET:
+        return None, f"symbolic check skipped: expand budget (about {terms} terms > {SYMBOLIC_EXPAND_BUDGET})"
     positive, _ = sympy.posify(diff)
     if positive == 0:
         return True, "difference is 0"
@@ -176,12 +183,15 @@ def pipeline_equivalence(reference_simplified: Any, answer_simplified: Any) -> E
     import sympy
     from sympy.core import random as sympy_random
 
+    from physeval.answers.bounds import expanded_terms
+
     a, b = reference_simplified, answer_simplified
     try:
         if a == b:
             return Equivalence(True, "identical", "identical simplified expressions")
         diff = a - b
-        if sympy.count_ops(diff) <= SYMBOLIC_OPS_BUDGET and _expand_is_safe(diff):
+        within = sympy.count_ops(diff) <= SYMBOLIC_OPS_BUDGET and _expand_is_safe(diff)
+        if within and expanded_terms(diff, cap=10 * SYMBOLIC_EXPAND_BUDGET) <= SYMBOLIC_EXPAND_BUDGET:
             if sympy.simplify(sympy.expand(diff)) == 0:
                 return Equivalence(True, "symbolic", "simplify(expand(a - b)) == 0")
             sympy_random.seed(0)  # Expr.equals samples random points; fix them
@@ -212,6 +222,7 @@ class SymbolicGrade(Grade):
         dimension_consistent: Whether the answer is dimensionally consistent (``None``: unknown).
         dimension_matches: Whether its dimension equals the reference's (``None``: unknown).
         dimension_reason: Explanation of the dimension check.
+        budget: Which operation budget ran out while building the EED trees (``""``: none).
     """
 
     equivalent: bool | None = None
@@ -223,6 +234,7 @@ class SymbolicGrade(Grade):
     dimension_consistent: bool | None = None
     dimension_matches: bool | None = None
     dimension_reason: str = ""
+    budget: str = ""
 
 
 def grade_symbolic(
@@ -280,6 +292,7 @@ def grade_symbolic(
         dimension_consistent=consistent,
         dimension_matches=matches,
         dimension_reason=dimension_reason,
+        budget=result.budget,
     )
 
 
@@ -291,6 +304,11 @@ def _grade_item(item: tuple[str, str, str, str | None, Mapping[str, str] | None]
         return SymbolicGrade(correct=False, outcome=Outcome.ERROR, reason=f"{type(exc).__name__}: {exc}", score=0.0)
 
 
+def _timed_out(item: tuple[str, str, str, str | None, Mapping[str, str] | None]) -> SymbolicGrade:
+    return SymbolicGrade(correct=False, outcome=Outcome.TIMEOUT, score=0.0,
+                         reason="grading outlived the last-resort guard: its worker was killed")
+
+
 def grade_symbolic_many(
     pairs: Iterable[tuple[str, str]],
     *,
@@ -298,18 +316,21 @@ def grade_symbolic_many(
     box: str = "first",
     compat: str | None = None,
     dimensions: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None,
+    timeout: float | None = None,
 ) -> list[SymbolicGrade]:
-    """Grade ``(response, reference)`` pairs, in a process pool when ``processes`` > 1.
+    """Grade ``(response, reference)`` pairs in the shared worker pool; results identical to serial.
 
-    SymPy holds the GIL, so parallelism needs processes. Workers start with ``forkserver``
-    (``spawn`` where unavailable), pairs sharing a reference go to the same chunk so its cached
-    simplification is reused, and results come back in input order, identical to serial
-    grading. ``processes=None`` uses the CPU count; 0 or 1 grades in this process.
-    ``dimensions`` is one mapping for all pairs or one (or ``None``) per pair.
+    SymPy holds the GIL, so parallelism needs processes: :func:`physeval.grading.pool.grade_many`
+    (one pool per process, started once, warm caches kept). Pairs sharing a reference are
+    submitted together so its cached simplification is reused, and results come back in input
+    order, identical to serial grading. ``processes=None`` uses the shared pool
+    (``PHYSEVAL_GRADING_PROCESSES`` or the CPU count); 0 or 1 grades in this process; another
+    number starts a pool of that size for this call. ``dimensions`` is one mapping for all
+    pairs or one (or ``None``) per pair. ``timeout`` (seconds per pair, off by default) is the
+    last-resort guard: a pair still running then gets the outcome ``timeout``.
     """
-    import os
-
     from physeval.answers.latex import check_compat
+    from physeval.grading.pool import grade_many
 
     check_compat(compat)
     pairs = list(pairs)
@@ -320,19 +341,5 @@ def grade_symbolic_many(
         if len(per_pair) != len(pairs):
             raise ValueError("dimensions must be one mapping or one entry per pair")
     items = [(str(r or ""), str(ref or ""), box, compat, d) for (r, ref), d in zip(pairs, per_pair)]
-    workers = (os.cpu_count() or 1) if processes is None else processes
-    if workers <= 1 or len(items) <= 1:
-        return [_grade_item(item) for item in items]
-    order = sorted(range(len(items)), key=lambda i: (items[i][1], i))
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    chunk = max(1, len(items) // (workers * 4))
-    with ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=context) as pool:
-        graded = list(pool.map(_grade_item, [items[i] for i in order], chunksize=chunk))
-    results: list[SymbolicGrade | None] = [None] * len(items)
-    for position, grade in zip(order, graded):
-        results[position] = grade
-    return results  # type: ignore[return-value]
+    return grade_many(_grade_item, items, processes=processes, group=lambda item: item[1], timeout=timeout,
+                      on_timeout=_timed_out if timeout is not None else None)
