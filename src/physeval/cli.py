@@ -22,45 +22,68 @@ __all__ = ["main", "build_parser"]
 
 _console = Console(stderr=True, soft_wrap=True)  # paths in messages must stay copy-pasteable
 
-# Options a task may take; passed to the task only when given.
-_TASK_OPTIONS = ("variants", "compat", "strict_format", "box", "rel_tol", "judge", "judge_base_url",
-                 "judge_video", "judge_frames", "judge_mode", "aggregation", "render_timeout", "executor",
-                 "sandbox")
+def _option_specs() -> dict[str, tuple[str, list[Any], list[str]]]:
+    """Every option some registered task declares: name -> (help, distinct types, task names)."""
+    from physeval.tasks.options import option_fields
+    from physeval.tasks.registry import task_classes
+
+    specs: dict[str, tuple[str, list[Any], list[str]]] = {}
+    for task_name, cls in task_classes().items():
+        for f, hint in option_fields(cls.Options):
+            if f.name in ("data", "prompt_file"):
+                continue
+            text = str(f.metadata.get("help", ""))
+            help_text, hints, tasks = specs.setdefault(f.name, (text, [], []))
+            if hint not in hints:
+                hints.append(hint)
+                if len(hints) > 1 and text not in help_text:  # one flag, tasks with their own meaning: say each
+                    specs[f.name] = (f"{help_text}; {text}", hints, tasks)
+            tasks.append(task_name)
+    return specs
 
 
 def _add_task_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("task options (used by the tasks that understand them)")
+    """``--data``, ``--prompt-file``, ``-T KEY=VALUE`` and one flag per option any task declares.
+
+    Flags are generated from the tasks' ``Options`` dataclasses (help text from the fields), so an
+    option exists here as soon as a task declares it; values are typed by the chosen task.
+    """
+    from physeval.tasks.options import describe_type
+
+    g = p.add_argument_group("task options (each task checks its own; `physeval tasks --options` lists them)")
     g.add_argument("--data", help="dataset file or folder (tasks that need one)")
     g.add_argument("--prompt-file", help="prompt template file with a {question} placeholder")
-    g.add_argument("--variants", type=int, help="variants per dynamic problem (bank-numeric; default 4)")
-    g.add_argument("--compat", help="reproduce an official scorer's verdicts: abench, phybench")
-    g.add_argument("--strict-format", action="store_true", default=None,
-                   help="numeric: significant figures and scientific form must also be respected")
-    g.add_argument("--box", choices=["first", "last"], help="which \\boxed{} is the final answer")
-    g.add_argument("--rel-tol", type=float, help="numeric: relative tolerance (default 0.01)")
-    g.add_argument("--judge", action="append", help="scene: judge model, e.g. openai/NAME (repeat for an ensemble)")
-    g.add_argument("--judge-base-url", help="scene: judge server URL")
-    g.add_argument("--judge-video", action="store_true", default=None, help="scene: send the video, not frames")
-    g.add_argument("--judge-frames", type=int, help="scene: frames sampled per video (default 16)")
-    g.add_argument("--judge-mode", choices=["frames", "video", "text"], help="scene: how the judge sees a sample")
-    g.add_argument("--aggregation", choices=["binary", "ratio"], help="scene: how question verdicts combine")
-    g.add_argument("--render-timeout", type=float, help="scene: wall-clock seconds per program (default 120)")
-    g.add_argument("--executor", choices=["local", "ray"], help="scene: where renders run")
-    g.add_argument("--sandbox", help="scene: sandbox backend: auto (default), bwrap, namespaces, none (unsafe)")
+    g.add_argument("-T", "--task-option", action="append", dest="task_option", metavar="KEY=VALUE",
+                   help="any option of the task, typed by it (repeatable), e.g. -T rel_tol=0.02")
+    for name, (help_text, hints, tasks) in sorted(_option_specs().items()):
+        flag = "--" + name.replace("_", "-")
+        shown = ", ".join(tasks) if len(tasks) <= 3 else f"{len(tasks)} tasks"
+        kind = " | ".join(dict.fromkeys(describe_type(h) for h in hints))
+        text = f"{help_text} ({shown})"
+        if hints == [bool]:
+            g.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+        elif kind.startswith("list of"):
+            g.add_argument(flag, dest=name, action="append", metavar=kind.removeprefix("list of ").upper(), help=text)
+        else:
+            g.add_argument(flag, dest=name, metavar=kind.upper().replace(" ", ""), help=text)
 
 
 def _task_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The task options given on the command line (flags and ``-T``), as raw values the task types."""
     options: dict[str, Any] = {}
     if getattr(args, "data", None):
         options["data"] = args.data
     if getattr(args, "prompt_file", None):
         options["prompt_file"] = args.prompt_file
-    for name in _TASK_OPTIONS:
+    for name in _option_specs():
         value = getattr(args, name, None)
         if value is not None:
             options[name] = value
-    if getattr(args, "variant_seed", None) is not None:
-        options["variant_seed"] = args.variant_seed
+    for item in getattr(args, "task_option", None) or []:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"-T {item!r}: expected KEY=VALUE")
+        options[key.strip()] = value
     return options
 
 
@@ -82,8 +105,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--top-p", type=float, help="nucleus sampling (default 1)")
     run.add_argument("--max-tokens", type=int, help="max new tokens per answer (default: server's; local: 512)")
     run.add_argument("--seed", type=int, help="sampling seed: sample s is requested with seed+s (default: none sent)")
-    run.add_argument("--variant-seed", type=int,
-                     help="problem-variation seed of dynamic tasks (bank-numeric, bank-symbolic; default 0)")
     run.add_argument("--max-connections", type=int, help="requests in flight at once (default 16)")
     run.add_argument("--timeout", type=float, help="seconds per request (default 600)")
     run.add_argument("--max-attempts", type=int, help="tries per request on transient errors (default 5)")
@@ -107,7 +128,6 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("task")
     score.add_argument("--responses", required=True, help="JSONL file of responses")
     score.add_argument("--out", help="run directory for the graded rows and summary.json")
-    score.add_argument("--variant-seed", type=int, help="problem-variation seed of dynamic bank tasks")
     _add_task_options(score)
     score.set_defaults(func=_cmd_score)
 

@@ -89,7 +89,8 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
             store.append(row)
         store.set_meta("task_options", {k: (str(v) if isinstance(v, Path) else v) for k, v in task_options_of(task).items()})
         history = store.get_meta("regrades", []) or []
-        history.append({"at": utc_iso(time.time()), "from": str(source), "options": task_options or {},
+        typed = {k.replace("-", "_"): getattr(task.opts, k.replace("-", "_")) for k in (task_options or {})}
+        history.append({"at": utc_iso(time.time()), "from": str(source), "options": typed,
                         "regraded": len(graded), "changed": changed})
         store.set_meta("regrades", history)
     summary = summarize_run(task, target, model=str(model), config=config)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from physeval.problems import Problem
-from physeval.tasks.abench import NumericOptions, NumericTask
+from physeval.tasks.tracks.numeric import NumericOptions, NumericTask
 from physeval.tasks.options import option
 from physeval.tasks.registry import register_task
 from physeval.variation.bank import bank_problems

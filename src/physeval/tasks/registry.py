@@ -1,28 +1,51 @@
-"""The task registry: names on the command line -> Task classes."""
+"""The task registry: names on the command line -> Task classes.
+
+Three ways in, one lookup:
+
+- built-in tasks register themselves with :func:`register_task` when their module is imported;
+- plugin packages declare tasks in the entry-point group ``physeval.tasks`` (each entry point
+  names a :class:`~physeval.tasks.base.Task` subclass, or a module whose import registers some);
+  they are found on the first lookup, and a broken plugin is reported, not fatal;
+- ``path/to/file.py:ClassName`` runs a task from a file without packaging it.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+import threading
+import warnings
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
+from physeval.errors import OptionError
 from physeval.tasks.base import Task, TaskError
 
-__all__ = ["register_task", "get_task", "task_names", "task_classes"]
+__all__ = ["register_task", "get_task", "task_names", "task_classes", "task_class", "ENTRY_POINT_GROUP"]
+
+ENTRY_POINT_GROUP = "physeval.tasks"
 
 _TASKS: dict[str, type[Task]] = {}
+_LOCK = threading.RLock()
+_LOADED = False
 
 
 def register_task(cls: type[Task]) -> type[Task]:
     """Class decorator: make ``cls`` available as ``physeval run <cls.name>``."""
     if not cls.name:
-        raise ValueError(f"{cls.__name__} has no name")
-    _TASKS[cls.name] = cls
+        raise OptionError(f"{cls.__name__} has no name")
+    with _LOCK:
+        _TASKS[cls.name] = cls
     return cls
 
 
 def task_classes() -> dict[str, type[Task]]:
-    """Every registered task class by name (importing the built-in task modules first)."""
-    _load_builtin()
-    return dict(sorted(_TASKS.items()))
+    """Every registered task class by name (built-in modules and entry points loaded first)."""
+    _load_all()
+    with _LOCK:
+        return dict(sorted(_TASKS.items()))
 
 
 def task_names() -> list[str]:
@@ -30,19 +53,67 @@ def task_names() -> list[str]:
     return list(task_classes())
 
 
-def get_task(name: str, **options: Any) -> Task:
-    """An instance of the task ``name`` with ``options`` (``data``, ``prompt_file``, ...)."""
+def task_class(name: str) -> type[Task]:
+    """The Task class named ``name`` (a registered name or ``FILE.py:Class``)."""
+    if ":" in name and name.split(":", 1)[0].endswith(".py"):
+        return _class_from_file(name)
     classes = task_classes()
     if name not in classes:
         raise TaskError(f"unknown task {name!r}; known tasks: {', '.join(classes) or '(none)'}")
-    return classes[name](**options)
+    return classes[name]
 
 
-def _load_builtin() -> None:
-    import importlib
+def get_task(name: str, **options: Any) -> Task:
+    """An instance of the task ``name`` with ``options`` checked against its ``Options``."""
+    return task_class(name)(**options)
 
-    for module in _BUILTIN_MODULES:
-        importlib.import_module(module)
+
+def _load_all() -> None:
+    global _LOADED
+    with _LOCK:
+        if _LOADED:
+            return
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                loaded = entry.load()
+            except Exception as exc:  # noqa: BLE001 - one broken plugin must not hide the others
+                warnings.warn(f"physeval task plugin {entry.name!r} ({entry.value}) failed to load: {exc}",
+                              stacklevel=2)
+                continue
+            if isinstance(loaded, type) and issubclass(loaded, Task):
+                if not loaded.name:
+                    loaded.name = entry.name
+                _TASKS.setdefault(loaded.name, loaded)
+        _LOADED = True
+
+
+def _class_from_file(spec: str) -> type[Task]:
+    path_text, _, class_name = spec.rpartition(":")
+    path = Path(path_text).expanduser().resolve()
+    if not path.is_file():
+        raise TaskError(f"task file not found: {path_text}")
+    module_name = f"physeval_user_task_{abs(hash(str(path)))}"
+    with _LOCK:
+        module = sys.modules.get(module_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(module_name, path)
+            if loader_spec is None or loader_spec.loader is None:
+                raise TaskError(f"cannot import {path_text} as a Python module")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module
+            try:
+                loader_spec.loader.exec_module(module)
+            except Exception:
+                del sys.modules[module_name]
+                raise
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Task)):
+        raise TaskError(f"{path_text} has no Task subclass named {class_name!r}")
+    if not cls.name:
+        cls.name = class_name
+    return cls
 
 
 _BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.bank", "physeval.tasks.phybench",
