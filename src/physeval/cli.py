@@ -141,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     regrade.set_defaults(func=_cmd_regrade)
 
     tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks.")
+    tasks.add_argument("--options", action="store_true", help="also list each task's options, types and defaults")
     tasks.set_defaults(func=_cmd_tasks)
 
     export = sub.add_parser("export", help="export a run's samples", description="Export every sample of a run.")
@@ -235,7 +236,8 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
         if not RunStore.exists(args.resume):
             raise UserError(f"--resume {args.resume}: no physeval run there")
         with RunStore(args.resume) as store:
-            stored = store.get_meta("invocation", {}) or {}
+            meta = store.run_meta()
+            stored = dict(meta.invocation) if meta is not None else {}
     explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
     merged = {**stored, **{k: v for k, v in explicit.items() if v is not False}}
     task = merged.get("task") or DEFAULT_TASK
@@ -244,10 +246,8 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from physeval.evaluate import default_run_dir, evaluate, load_problems
-    from physeval.models.spec import model_from_spec
+    from physeval.evaluate import RunSpec, default_run_dir, run
     from physeval.runner import RunConfig
-    from physeval.tasks.registry import get_task
 
     task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
@@ -260,25 +260,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_consecutive_errors=ns.max_consecutive_errors if ns.max_consecutive_errors is not None else 20,
         preflight=not ns.no_preflight,
     )
-    task_obj = get_task(task, **_task_options(ns))
-    model_obj = model_from_spec(model, base_url=ns.base_url, api_key=ns.api_key, timeout=ns.timeout or 600.0,
-                                max_attempts=ns.max_attempts or 5)  # an unknown --model fails before any file
-    problems = load_problems(task_obj)  # fail here, before a run directory exists, if the data is missing
-    if getattr(task_obj, "load_report", None):
-        _console.print(escape(str(task_obj.load_report)))
-    run_dir = run_dir or default_run_dir(task, model)
+    run_dir = run_dir or default_run_dir(task.rsplit(":", 1)[-1], model)
     invocation = {k: v for k, v in merged.items()
                   if k not in ("resume", "out", "no_progress", "retry_errors", "force", "api_key")}
     invocation.update(task=task, model=model)
+    spec = RunSpec(task=task, task_options=_task_options(ns), model=model, base_url=ns.base_url, api_key=ns.api_key,
+                   request_timeout=ns.timeout or 600.0, max_attempts=ns.max_attempts or 5, config=config,
+                   run_dir=run_dir, force=bool(ns.force), show_progress=not ns.no_progress and sys.stderr.isatty(),
+                   invocation=invocation)
     _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] -> {escape(str(run_dir))}")
     try:
-        summary, result = evaluate(task_obj, model_obj, run_dir=run_dir, config=config, problems=problems,
-                                   show_progress=not ns.no_progress and sys.stderr.isatty(),
-                                   force=bool(ns.force), invocation=invocation, model_label=model)
+        summary, result = run(spec)
     except KeyboardInterrupt:
         _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "
                        f"`physeval run --resume {escape(str(run_dir))}`")
-        return 130
+        return EXIT_INTERRUPTED
     _print_outcome(summary)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
                    f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
@@ -343,13 +339,20 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from rich.table import Table
 
+    from physeval.tasks.options import describe_type, option_fields
     from physeval.tasks.registry import task_classes
 
     table = Table(title="physeval tasks")
     for column in ("task", "track", "dynamic", "description"):
         table.add_column(column)
+    if getattr(args, "options", False):
+        table.add_column("options (-T KEY=VALUE)")
     for name, cls in task_classes().items():
-        table.add_row(name, cls.track, "yes" if cls.dynamic else "", cls.description)
+        row = [escape(name), cls.track, "yes" if cls.dynamic else "", escape(cls.description)]
+        if getattr(args, "options", False):
+            row.append(escape("\n".join(f"{f.name}: {describe_type(hint)} = {f.default!r}"
+                                         for f, hint in option_fields(cls.Options))))
+        table.add_row(*row)
     Console().print(table)
     return 0
 

@@ -28,11 +28,11 @@ from physeval.problems import Problem
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import build_summary, write_summary
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task
-from physeval.store import RunStore, SampleRow
+from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.registry import get_task
 
-__all__ = ["evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK", "DEFAULT_MODEL",
+__all__ = ["RunSpec", "run", "evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK", "DEFAULT_MODEL",
            "summarize_run", "read_responses", "load_problems", "task_options_of", "grade_rows"]
 
 DEFAULT_TASK = "bank-numeric"
@@ -71,6 +71,45 @@ def task_options_of(task: Task) -> dict[str, Any]:
     return options
 
 
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything one run needs, as the command line or a notebook states it.
+
+    ``run(spec)`` is the one path through a run: it resolves the task and the model, loads the
+    problems once, validates the run directory (task, recorded settings), writes one
+    :class:`~physeval.store.RunMeta`, hands the open store and the problems to the runner, and
+    writes the summary.
+
+    Attributes:
+        task: A registered task name, ``FILE.py:Class``, or a Task instance.
+        task_options: Raw options for the task (typed and checked by its ``Options``).
+        model: A model spec (``vllm/NAME``, ``local``...) or a Model instance.
+        base_url, api_key, request_timeout, max_attempts: How to reach a model given by spec.
+        config: Sampling and orchestration settings.
+        run_dir: Where the run lives (default ``runs/<UTC time>_<task>_<model>``); resumed if it exists.
+        force: Accept resuming with settings that differ from the recorded ones (both recorded).
+        show_progress: Draw the progress bar.
+        invocation: The command line's resolved flags, recorded for ``--resume DIR``.
+        model_label: How the summary names the model (default: the spec, or ``model.name``).
+        problems: Already-loaded problems of the task (skips loading).
+    """
+
+    task: str | Task = DEFAULT_TASK
+    task_options: dict[str, Any] = field(default_factory=dict)
+    model: str | Model | None = DEFAULT_MODEL
+    base_url: str | None = None
+    api_key: str | None = None
+    request_timeout: float = 600.0
+    max_attempts: int = 5
+    config: RunConfig = field(default_factory=RunConfig)
+    run_dir: Path | None = None
+    force: bool = False
+    show_progress: bool = True
+    invocation: dict[str, Any] | None = None
+    model_label: str | None = None
+    problems: tuple[Problem, ...] | None = None
+
+
 def evaluate(
     task: str | Task = DEFAULT_TASK,
     model: str | Model | None = DEFAULT_MODEL,
@@ -88,52 +127,59 @@ def evaluate(
     invocation: dict[str, Any] | None = None,
     model_label: str | None = None,
 ) -> tuple[dict[str, Any], RunResult]:
-    """Run ``task`` on ``model`` and return ``(summary, run_result)``.
+    """Run ``task`` on ``model`` and return ``(summary, run_result)``: :func:`run` of a :class:`RunSpec`.
 
     An existing ``run_dir`` is resumed: finished rows are kept and only the rest is asked for.
-    ``problems`` skips loading when the caller already has the task's problems. Nothing is
-    written before the task has loaded and the model name has been understood. When the run is
-    aborted (preflight failure, fatal model error, circuit breaker) the summary is still
-    written, with ``"complete": false`` and the reason, and ``run_result.aborted`` is set.
-    ``invocation`` (the CLI's resolved flags) is recorded so ``--resume DIR`` can reuse it;
-    ``model_label`` names the model in the summary (default: the spec string, or ``model.name``).
+    When the run is aborted (preflight failure, fatal model error, circuit breaker) the summary
+    is still written, with ``"complete": false`` and the reason, and ``run_result.aborted`` is set.
     """
-    config = config or RunConfig()
-    task_obj = task if isinstance(task, Task) else get_task(task, **(task_options or {}))
-    if model is None or isinstance(model, str):
-        model_label = model_label or model or DEFAULT_MODEL
-        model_obj = model_from_spec(model_label, base_url=base_url, api_key=api_key, timeout=request_timeout,
-                                    max_attempts=max_attempts)
+    return run(RunSpec(task=task, task_options=dict(task_options or {}), model=model, base_url=base_url,
+                       api_key=api_key, request_timeout=request_timeout, max_attempts=max_attempts,
+                       config=config or RunConfig(), run_dir=Path(run_dir) if run_dir else None, force=force,
+                       show_progress=show_progress, invocation=invocation, model_label=model_label,
+                       problems=tuple(problems) if problems is not None else None))
+
+
+def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
+    """The one path through a run (see :class:`RunSpec`); nothing is written before the task has
+    loaded and the model name has been understood."""
+    config = spec.config
+    task_obj = spec.task if isinstance(spec.task, Task) else get_task(spec.task, **spec.task_options)
+    if spec.model is None or isinstance(spec.model, str):
+        model_label = spec.model_label or spec.model or DEFAULT_MODEL
+        model_obj = model_from_spec(spec.model or DEFAULT_MODEL, base_url=spec.base_url, api_key=spec.api_key, timeout=spec.request_timeout,
+                                    max_attempts=spec.max_attempts)
     else:
-        model_label, model_obj = model_label or getattr(model, "name", "model"), model
-    if problems is None:
+        model_label, model_obj = spec.model_label or getattr(spec.model, "name", "model"), spec.model
+    if spec.problems is None:
         problems = load_problems(task_obj)  # before anything is written: a task that cannot load leaves no run dir
         _report_load(task_obj)
-    run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, str(model_label))
+    else:
+        problems = list(spec.problems)
+    run_dir = spec.run_dir or default_run_dir(task_obj.name, str(model_label))
     settings = {"model": model_obj.cache_identity if _has_identity(model_obj) else str(model_label),
                 **{k: v for k, v in config.to_dict().items() if k not in _RESUMABLE_FREELY},
                 "task": task_obj.config()}
-    _check_run_dir(run_dir, task_obj.name, settings, force=force)
+    _check_run_dir(run_dir, task_obj.name, settings, force=spec.force)
     with RunStore(run_dir) as store:
-        store.set_meta("task", task_obj.name)
-        store.set_meta("model", str(model_label))
-        store.set_meta("config", config.to_dict())
-        store.set_meta("task_options", _jsonable(task_options_of(task_obj)))
-        store.set_meta("settings", _jsonable(settings))
-        if invocation is not None:
-            store.set_meta("invocation", _jsonable(invocation))
-        chosen_ids = {p.id for p in problems}
+        chosen_ids = list(dict.fromkeys(p.id for p in problems))
         if config.limit is not None:
-            chosen_ids = set(list(dict.fromkeys(p.id for p in problems))[: config.limit])
-        planned_samples = sum(1 for p in problems if p.id in chosen_ids) * config.samples
-        store.set_meta("planned", {"problems": len(chosen_ids), "samples": planned_samples})
-        if store.get_meta("data_sha256") is None:
-            store.set_meta("data_sha256", {str(p): file_sha256(p) for p in task_obj.data_files()})
+            chosen_ids = chosen_ids[: config.limit]
+        chosen = set(chosen_ids)
+        previous = store.run_meta()
+        store.set_run_meta(RunMeta(
+            task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)), model=str(model_label),
+            config=config.to_dict(), settings=_jsonable(settings),
+            planned={"problems": len(chosen), "samples": sum(1 for p in problems if p.id in chosen) * config.samples},
+            data_sha256=(previous.data_sha256 if previous and previous.data_sha256
+                         else {str(p): file_sha256(p) for p in task_obj.data_files()}),
+            invocation=_jsonable(spec.invocation or (previous.invocation if previous else {})),
+        ))
 
         async def go() -> RunResult:
             try:
                 return await run_task(task_obj, model_obj, store, config, problems=problems,
-                                      show_progress=show_progress, raise_on_abort=False)
+                                      show_progress=spec.show_progress, raise_on_abort=False)
             finally:
                 close = getattr(model_obj, "aclose", None)
                 if close is not None:
@@ -157,12 +203,12 @@ def _check_run_dir(run_dir: Path, task_name: str, settings: dict[str, Any], *, f
     if not RunStore.exists(run_dir):
         return
     with RunStore(run_dir) as store:
-        previous_task = store.get_meta("task")
-        if previous_task not in (None, task_name):
-            raise UserError(f"{run_dir} holds a run of task {previous_task!r}, not {task_name!r}: "
+        meta = store.run_meta()
+        if meta is not None and meta.task != task_name:
+            raise UserError(f"{run_dir} holds a run of task {meta.task!r}, not {task_name!r}: "
                             "choose another --out")
-        recorded = store.get_meta("settings")
-        if recorded is None or store.count() == 0:
+        recorded = meta.settings if meta is not None else None
+        if not recorded or store.count() == 0:
             return
         diff = config_diff(_flatten(recorded), _flatten(_jsonable(settings)))
         if not diff:
@@ -221,9 +267,10 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
     with RunStore(run_dir) as store:
         summary = build_summary(task, store, model=model, config=config)
         rows = store.rows()
-        planned = (store.get_meta("planned", {}) or {}).get("samples", len(rows))
+        meta = store.run_meta()
+        planned = (meta.planned if meta else {}).get("samples", len(rows))
         sessions = store.get_meta("sessions", []) or []
-        data_hashes = store.get_meta("data_sha256", {}) or {}
+        data_hashes = meta.data_sha256 if meta else {}
         settings_history = store.get_meta("settings_history", []) or []
         regrades = store.get_meta("regrades", []) or []
     errors = [r for r in rows if r.status == "error"]
@@ -349,9 +396,10 @@ def score_responses(
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
     if RunStore.exists(run_dir):
         with RunStore(run_dir) as existing:
-            previous = existing.get_meta("task")
-        if previous not in (None, task_obj.name):
-            raise UserError(f"{run_dir} holds a run of task {previous!r}, not {task_obj.name!r}: choose another --out")
+            previous = existing.run_meta()
+        if previous is not None and previous.task != task_obj.name:
+            raise UserError(f"{run_dir} holds a run of task {previous.task!r}, not {task_obj.name!r}: "
+                            "choose another --out")
     jobs: list[tuple[SampleRow, Problem]] = []
     seen_ids: set[str] = set()
     seen_keys: set[tuple[str, str]] = set()
@@ -373,12 +421,10 @@ def score_responses(
     report.missing = sorted(k for k in problems if k[0] in seen_ids and k not in seen_keys)
     rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
     with RunStore(run_dir) as store:
-        store.set_meta("task", task_obj.name)
-        store.set_meta("model", model_label)
-        store.set_meta("task_options", _jsonable(task_options_of(task_obj)))
-        store.set_meta("planned", {"problems": len(seen_ids), "samples": len(rows)})
-        if store.get_meta("data_sha256") is None:
-            store.set_meta("data_sha256", {str(p): file_sha256(p) for p in task_obj.data_files()})
+        store.set_run_meta(RunMeta(task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)),
+                                   model=model_label, config={"mode": "score"},
+                                   planned={"problems": len(seen_ids), "samples": len(rows)},
+                                   data_sha256={str(p): file_sha256(p) for p in task_obj.data_files()}))
         for row in rows:
             store.append(row)
     report.graded = len(rows)

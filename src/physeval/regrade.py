@@ -11,6 +11,8 @@ kept as they are. Each regrade is recorded in the run (``summary.json``'s proven
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,11 @@ from physeval.tasks.registry import get_task
 
 __all__ = ["regrade_run", "RegradeReport"]
 
-_COPIED_META = ("task", "model", "config", "task_options", "settings", "planned", "data_sha256", "sessions",
-                "invocation")
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+_COPIED_META = ("sessions", "settings_history", "regrades")
 
 
 @dataclass(frozen=True)
@@ -51,16 +56,12 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
     if not RunStore.exists(source):
         raise UserError(f"{source}: no physeval run there")
     with RunStore(source) as store:
-        task_name = store.get_meta("task")
-        recorded = store.get_meta("task_options", {}) or {}
-        model = store.get_meta("model", "model")
-        config = store.get_meta("config", {}) or {}
-        meta = {k: store.get_meta(k) for k in _COPIED_META}
+        run_meta = store.run_meta()
+        history_meta = {k: store.get_meta(k) for k in _COPIED_META}
         rows = store.rows()
-    if not task_name:
+    if run_meta is None:
         raise UserError(f"{source}: the run does not record its task")
-    options = {**recorded, **(task_options or {})}
-    task = get_task(task_name, **options)
+    task = get_task(run_meta.task, **{**run_meta.task_options, **(task_options or {})})
     problems: dict[tuple[str, str], Problem] = {p.key: p for p in load_problems(task)}
     target = Path(out) if out else source
     if out and RunStore.exists(target):
@@ -80,19 +81,19 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
     changed = sum(1 for r in graded if before.get(r.key) != (r.correct, r.outcome))
     with RunStore(target) as store:
         if out:
-            for key, value in meta.items():
+            for key, value in history_meta.items():
                 if value is not None:
                     store.set_meta(key, value)
             for row in kept:
                 store.append(row)
         for row in graded:
             store.append(row)
-        store.set_meta("task_options", {k: (str(v) if isinstance(v, Path) else v) for k, v in task_options_of(task).items()})
+        store.set_run_meta(dataclasses.replace(run_meta, task_options=_jsonable(task_options_of(task))))
         history = store.get_meta("regrades", []) or []
         typed = {k.replace("-", "_"): getattr(task.opts, k.replace("-", "_")) for k in (task_options or {})}
         history.append({"at": utc_iso(time.time()), "from": str(source), "options": typed,
                         "regraded": len(graded), "changed": changed})
         store.set_meta("regrades", history)
-    summary = summarize_run(task, target, model=str(model), config=config)
+    summary = summarize_run(task, target, model=run_meta.model, config=run_meta.config)
     return summary, RegradeReport(regraded=len(graded), changed=changed, kept=len(kept), unmatched=unmatched,
                                   run_dir=target)

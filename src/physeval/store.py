@@ -8,6 +8,7 @@ key, so they do not depend on the order in which requests finished.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import threading
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["RunStore", "SampleRow", "DB_NAME"]
+__all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME"]
 
 DB_NAME = "samples.sqlite"
 
@@ -91,6 +92,42 @@ class SampleRow:
                          attempts=self.attempts, cached=self.cached, problem_meta=dict(self.problem_meta))
 
 
+@dataclass
+class RunMeta:
+    """What defines a run, written once per session as one record (meta key ``run``).
+
+    Attributes:
+        task: The task's registered name.
+        task_options: The options that rebuild the task (``get_task(task, **task_options)``).
+        model: The model as the user named it (``vllm/Qwen3-8B``), or ``responses`` for ``score``.
+        config: The run settings (:class:`physeval.runner.RunConfig` as a dict).
+        settings: What decides a sample (model identity, sampling, task config); resuming with
+            other settings is refused.
+        planned: ``{"problems", "samples"}`` planned.
+        data_sha256: SHA-256 of each data file the task read.
+        invocation: The command line's resolved flags, reused by ``--resume DIR``.
+    """
+
+    task: str
+    task_options: dict[str, Any] = field(default_factory=dict)
+    model: str = "model"
+    config: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    planned: dict[str, int] = field(default_factory=dict)
+    data_sha256: dict[str, str] = field(default_factory=dict)
+    invocation: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return json.loads(json.dumps(dataclasses.asdict(self), default=str))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunMeta":
+        """Read back what :meth:`to_dict` wrote (unknown keys are ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
 class RunStore:
     """A run directory's SQLite database. Safe to use from one process, several threads."""
 
@@ -131,6 +168,15 @@ class RunStore:
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
+
+    def run_meta(self) -> RunMeta | None:
+        """The run's :class:`RunMeta`, or ``None`` for a store no run has written yet."""
+        data = self.get_meta("run")
+        return RunMeta.from_dict(data) if isinstance(data, dict) else None
+
+    def set_run_meta(self, meta: RunMeta) -> None:
+        """Write the run's :class:`RunMeta` (one record, replacing the previous one)."""
+        self.set_meta("run", meta.to_dict())
 
     # -- samples --------------------------------------------------------------------------
     def append(self, row: SampleRow) -> None:

@@ -40,7 +40,8 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
     if not isinstance(metrics, MetricSet):  # a plugin task that still returns a plain mapping
         metrics = MetricSet(dict(metrics))
     reduced = metrics.to_dict()
-    planned = store.get_meta("planned", {}) or {}
+    meta = store.run_meta()
+    planned = meta.planned if meta is not None else {}
     errors = sum(r.status == "error" for r in rows)
     error_kinds: dict[str, int] = {}
     for r in rows:
