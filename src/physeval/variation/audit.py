@@ -21,7 +21,6 @@ the formula that reproduces its variant 0). The audit lists suspects *with the e
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from collections import defaultdict
@@ -393,13 +392,15 @@ def _id_key(pid: str) -> tuple[int, Any]:
 
 
 def read_abench_csv(path: str | Path) -> list[Problem]:
-    """ABench rows as Problems (``mid`` -> id, ``subid`` -> variant; UTF-8 with BOM)."""
-    problems = []
+    """ABench rows as Problems (``mid`` -> id, ``subid`` -> variant), read by the one ABench loader.
+
+    ``path`` is a CSV file; a file with a ``subid`` column is read as Phy_B, else as Phy_A.
+    """
+    from physeval.tasks.abench_data import load_abench
+
     with open(path, encoding="utf-8-sig", newline="") as handle:
-        for row in csv.DictReader(handle):
-            problems.append(Problem(id=str(row["mid"]).strip(), question=row["standard_question"],
-                                    answer=row["standard_answer"], variant=str(row.get("subid", "0") or "0").strip()))
-    return problems
+        header = handle.readline()
+    return load_abench(path, "b" if "subid" in header else "a")
 
 
 def phy_b_consistency(path: str | Path, solutions: Mapping[str, Any] | None = None) -> list[Finding]:
@@ -407,9 +408,6 @@ def phy_b_consistency(path: str | Path, solutions: Mapping[str, Any] | None = No
 
     ``path`` is the CSV or the folder holding it.
     """
-    target = Path(path)
-    if target.is_dir():
-        target = target / "Phy_B_dynamic_100.csv"
-    if not target.is_file():
-        raise FileNotFoundError(f"expected Phy_B_dynamic_100.csv at {target}")
-    return audit_problems(read_abench_csv(target), solutions)
+    from physeval.tasks.abench_data import load_abench
+
+    return audit_problems(load_abench(path, "b"), solutions)

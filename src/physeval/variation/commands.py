@@ -56,17 +56,6 @@ def _read_jsonl(path: Path) -> list[Problem]:
     return problems
 
 
-def _abench_file(data: str | Path | None, name: str) -> Path:
-    if data is None:
-        raise DataNotFoundError(f"audit of ABench needs --data PATH (a folder holding {name}, or the file)")
-    path = Path(data)
-    if path.is_dir():
-        path = path / name
-    if not path.is_file():
-        raise DataNotFoundError(f"expected {name} at {path}")
-    return path
-
-
 def audit_command(
     task_or_path: str,
     *,
@@ -77,25 +66,30 @@ def audit_command(
 ) -> list[dict[str, Any]]:
     """Audit a task or a file and return the findings as dicts (most severe first).
 
-    ``task_or_path``: ``abench-b`` (Phy_B families; ``data`` = folder or CSV), ``abench-a``,
-    ``bank-numeric`` (recomputes every bank variant from its template: a self-check), or a path
-    to an ABench-style CSV or a JSONL of ``{id, question, answer, variant}`` records.
+    ``task_or_path``: a task name resolved through the task registry and loaded by the task's own
+    (validated) loader, e.g. ``abench-b`` (Phy_B families; ``data`` = folder or CSV) or
+    ``abench-a``; ``bank-numeric`` (recomputes every bank variant from its template: a
+    self-check); or a path to an ABench-style CSV or a JSONL of ``{id, question, answer, variant}``.
     ``solutions``: a mapping or JSON/YAML file ``{problem id: formula}`` (see
     :func:`physeval.variation.template_from_plain`). ``min_severity`` drops weaker findings.
     """
     sols: dict[str, Any] = load_solutions(solutions)
-    if task_or_path == "abench-b":
-        problems = read_abench_csv(_abench_file(data, "Phy_B_dynamic_100.csv"))
-    elif task_or_path == "abench-a":
-        problems = read_abench_csv(_abench_file(data, "Phy_A_fixed_400.csv"))
-    elif task_or_path == "bank-numeric":
+    if task_or_path == "bank-numeric":
         problems = bank_problems("numeric", variants=4, seed=0)
         sols = {**{t.id: t for t in load_bank("numeric")}, **sols}
-    else:
+    elif Path(task_or_path).is_file():
         path = Path(task_or_path)
-        if not path.is_file():
-            raise DataNotFoundError(f"unknown audit target {task_or_path!r}: not abench-a, abench-b, bank-numeric or a file")
         problems = _read_jsonl(path) if path.suffix == ".jsonl" else read_abench_csv(path)
+    else:
+        from physeval.tasks.registry import get_task, task_names  # the task's own loader, validated
+
+        if task_or_path not in task_names():
+            raise DataNotFoundError(f"unknown audit target {task_or_path!r}: not a task ({', '.join(task_names())}) "
+                                    "nor a file")
+        task = get_task(task_or_path, **({"data": str(data)} if data is not None else {}))
+        if task.data is None and task_or_path.startswith("abench"):
+            raise DataNotFoundError(f"audit of {task_or_path} needs --data PATH (the CSV or the folder holding it)")
+        problems = task.load()
     order = {"high": 0, "medium": 1, "low": 2}
     limit = order.get(min_severity, 2)
     return [f.to_dict() for f in audit_problems(problems, sols, rel_tol=rel_tol) if order.get(f.severity, 2) <= limit]
