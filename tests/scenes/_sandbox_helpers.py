@@ -10,11 +10,7 @@ from pathlib import Path
 
 def _uid_of(pid_dir: str) -> int | None:
     try:
-        line = next(
-            ln
-            for ln in Path(pid_dir, "status").read_text().splitlines()
-            if ln.startswith("Uid:")
-        )
+        line = next(ln for ln in Path(pid_dir, "status").read_text().splitlines() if ln.startswith("Uid:"))
     except (OSError, StopIteration):
         return None
     return int(line.split()[1])

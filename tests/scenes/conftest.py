@@ -31,9 +31,7 @@ def backend_params() -> list[object]:
         pytest.param(
             n,
             id=n,
-            marks=()
-            if n in AVAILABLE
-            else pytest.mark.skip(reason=f"{n}: {WHY_NOT[n]}"),
+            marks=() if n in AVAILABLE else pytest.mark.skip(reason=f"{n}: {WHY_NOT[n]}"),
         )
         for n in ISOLATING
     ]
@@ -58,20 +56,17 @@ def contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     os.chmod(tmp_path, 0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     ipc_before = host_sysv_objects()
+    own = (lo, lo + 100_000) if os.geteuid() == 0 else (os.getuid(), os.getuid() + 1)
+    before = pids_in_uid_range(*own)  # as an ordinary user: this test session's own processes
+
+    def leftovers() -> set[int]:
+        return pids_in_uid_range(*own) - before
+
     yield tmp_path
     deadline = time.monotonic() + 5
-    while pids_in_uid_range(lo, lo + 100_000) and time.monotonic() < deadline:
+    while leftovers() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert pids_in_uid_range(lo, lo + 100_000) == set(), (
-        "a sandboxed process outlived its run"
-    )
-    assert not glob.glob(str(private_tmp / "physeval-sandbox-*")), (
-        "a sandbox working directory was left behind"
-    )
-    mine = (
-        range(lo, lo + 100_000)
-        if os.geteuid() == 0
-        else range(os.getuid(), os.getuid() + 1)
-    )
-    left = {obj for obj in host_sysv_objects() - ipc_before if obj[2] in mine}
+    assert leftovers() == set(), "a sandboxed process outlived its run"
+    assert not glob.glob(str(private_tmp / "physeval-sandbox-*")), "a sandbox working directory was left behind"
+    left = {obj for obj in host_sysv_objects() - ipc_before if own[0] <= obj[2] < own[1]}
     assert left == set(), f"SysV IPC objects left on the host: {left}"

@@ -243,17 +243,13 @@ def test_a_fork_bomb_is_contained(keep: Path, backend: str) -> None:
 def test_a_program_printing_gigabytes_is_stopped(keep: Path, backend: str) -> None:
     start = time.monotonic()
     limits = SandboxLimits(max_output_bytes=4 << 20)
-    render = render_program(
-        PRINTS_GIGABYTES, timeout=60, limits=limits, keep_dir=keep, sandbox=backend
-    )
+    render = render_program(PRINTS_GIGABYTES, timeout=60, limits=limits, keep_dir=keep, sandbox=backend)
     _check(render, "error")
     assert render.killed_reason == "output_limit" and "more than" in render.reason
     assert time.monotonic() - start < 10
 
 
-def test_writes_outside_the_directory_do_not_land(
-    keep: Path, tmp_path: Path, backend: str
-) -> None:
+def test_writes_outside_the_directory_do_not_land(keep: Path, tmp_path: Path, backend: str) -> None:
     target = tmp_path / "escaped.txt"
     code = WRITES_OUTSIDE.replace("sys.argv[1:]", f"[{str(target)!r}]")
     render = render_program(code, timeout=60, keep_dir=keep, sandbox=backend)
@@ -278,17 +274,13 @@ def test_a_program_writing_elsewhere_is_diagnosed(keep: Path) -> None:
 
 
 def test_a_tiny_file_is_not_rendered(keep: Path) -> None:
-    render = render_program(
-        "import sys\nopen(sys.argv[1], 'wb').write(b'x' * 1024)\n", keep_dir=keep
-    )
+    render = render_program("import sys\nopen(sys.argv[1], 'wb').write(b'x' * 1024)\n", keep_dir=keep)
     _check(render, "executable")
     assert "only 1024 bytes" in render.reason
 
 
 def test_a_big_non_video_is_rendered_but_not_playable(keep: Path) -> None:
-    render = render_program(
-        "import sys\nopen(sys.argv[1], 'wb').write(b'x' * 5000)\n", keep_dir=keep
-    )
+    render = render_program("import sys\nopen(sys.argv[1], 'wb').write(b'x' * 5000)\n", keep_dir=keep)
     _check(render, "rendered")
     assert render.reason.startswith("not playable: does not decode")
 
@@ -299,9 +291,7 @@ def test_no_sandbox_available_is_a_sandbox_error_not_an_unisolated_run(
     from physeval.scenes.sandbox import backend as registry
 
     def nothing_works(name: str = "auto", *, require_isolation: bool = False) -> object:
-        raise SandboxUnavailable(
-            "no isolating sandbox backend works here (forced by the test)"
-        )
+        raise SandboxUnavailable("no isolating sandbox backend works here (forced by the test)")
 
     monkeypatch.setattr(registry, "choose_backend", nothing_works)
     monkeypatch.setattr("physeval.scenes.sandbox.choose_backend", nothing_works)

@@ -151,6 +151,4 @@ def test_hostile_videos_are_rendered_not_playable_and_the_host_stays_small(
     assert render["stage"] == "rendered", render
     assert render["reason"].startswith("not playable: " + reason), render["reason"]
     assert render["video"]["decodes"] is False and render["video"]["frame_count"] == 0
-    assert outcome["peak_kb"] * 1024 < 1 << 30, (
-        f"the host process peaked at {outcome['peak_kb'] >> 10} MiB"
-    )
+    assert outcome["peak_kb"] * 1024 < 1 << 30, f"the host process peaked at {outcome['peak_kb'] >> 10} MiB"

@@ -31,9 +31,7 @@ pytestmark = pytest.mark.usefixtures("contained")
 
 def test_clean_exit_and_output_capture(backend: str) -> None:
     code = "import sys\nprint('hello', sys.argv[1:])\nprint('warn', file=sys.stderr)\n"
-    result = run_sandboxed(
-        code, args=["a", "{workdir}/b"], limits=FAST, sandbox=backend
-    )
+    result = run_sandboxed(code, args=["a", "{workdir}/b"], limits=FAST, sandbox=backend)
     assert result.ok, result
     assert result.mode == backend
     assert result.exit_code == 0 and result.signal is None
@@ -46,20 +44,13 @@ def test_clean_exit_and_output_capture(backend: str) -> None:
 
 
 def test_exit_status_and_exception_are_recorded(backend: str) -> None:
-    assert (
-        run_sandboxed("import sys; sys.exit(3)", limits=FAST, sandbox=backend).exit_code
-        == 3
-    )
-    raised = run_sandboxed(
-        "raise ValueError('model bug')", limits=FAST, sandbox=backend
-    )
+    assert run_sandboxed("import sys; sys.exit(3)", limits=FAST, sandbox=backend).exit_code == 3
+    raised = run_sandboxed("raise ValueError('model bug')", limits=FAST, sandbox=backend)
     assert raised.exit_code == 1 and not raised.ok
     assert "ValueError: model bug" in raised.stderr_tail
 
 
-def test_collect_copies_regular_files_and_refuses_symlinks(
-    backend: str, tmp_path: Path
-) -> None:
+def test_collect_copies_regular_files_and_refuses_symlinks(backend: str, tmp_path: Path) -> None:
     code = "import os\nopen('video.mp4', 'wb').write(b'v' * 5000)\nos.symlink('/etc/passwd', 'link.mp4')\n"
     out = tmp_path / "out"
     result = run_sandboxed(
@@ -84,9 +75,7 @@ def test_loop_forever_is_killed_at_the_wall_clock(backend: str) -> None:
     result = run_sandboxed(code, limits=SandboxLimits(wall_s=1.5), sandbox=backend)
     assert result.timed_out and result.killed_reason == "timeout"
     assert result.signal == 9 and result.exit_code is None
-    assert (
-        result.stdout_tail == "started\n"
-    )  # unbuffered: output before the kill is kept
+    assert result.stdout_tail == "started\n"  # unbuffered: output before the kill is kept
     assert time.monotonic() - start < 10
 
 
@@ -102,9 +91,7 @@ def test_fifty_gigabytes_cannot_be_allocated(backend: str) -> None:
 def test_fork_bomb_is_bounded_and_cleaned_up(backend: str) -> None:
     code = "import os, time\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.001)\n"
     start = time.monotonic()
-    result = run_sandboxed(
-        code, limits=SandboxLimits(wall_s=2, processes=32), sandbox=backend
-    )
+    result = run_sandboxed(code, limits=SandboxLimits(wall_s=2, processes=32), sandbox=backend)
     assert result.timed_out
     assert time.monotonic() - start < 15
 
@@ -169,9 +156,7 @@ def test_secrets_and_the_real_home_are_out_of_reach(
         "out['pids'] = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
         "print(json.dumps(out))\n"
     )
-    result = run_sandboxed(
-        code, args=[real_home, str(secret_file)], limits=FAST, sandbox=backend
-    )
+    result = run_sandboxed(code, args=[real_home, str(secret_file)], limits=FAST, sandbox=backend)
     assert result.ok, result.stderr_tail
     for secret in (
         "sk-fake-secret-for-sandbox-test",
@@ -181,31 +166,19 @@ def test_secrets_and_the_real_home_are_out_of_reach(
         assert secret not in result.stdout_tail
     seen = json.loads(result.stdout_tail)
     assert "OPENAI_API_KEY" not in seen["env"] and "HF_TOKEN" not in seen["env"]
-    assert seen["home"].endswith("/box/.home") and not seen["home"].startswith(
-        real_home + "/"
-    )
+    assert seen["home"].endswith("/box/.home") and not seen["home"].startswith(real_home + "/")
     assert seen["file"].startswith("denied")
-    if not seen["init_env"].startswith(
-        "denied"
-    ):  # bwrap's reaper (PID 1) shows the host's minimal env
+    if not seen["init_env"].startswith("denied"):  # bwrap's reaper (PID 1) shows the host's minimal env
         assert {kv.split("=")[0] for kv in seen["init_env"].split("\0") if kv} <= {
             "PATH",
             "LANG",
         }
-    assert (
-        seen["pids"][0] == 1 and len(seen["pids"]) <= 3
-    )  # init (and bwrap's reaper) and the program
-    if isinstance(
-        seen["real_home"], list
-    ):  # only directories of the interpreter may show
-        assert set(seen["real_home"]) != set(os.listdir(real_home)) or not os.listdir(
-            real_home
-        )
+    assert seen["pids"][0] == 1 and len(seen["pids"]) <= 3  # init (and bwrap's reaper) and the program
+    if isinstance(seen["real_home"], list):  # only directories of the interpreter may show
+        assert set(seen["real_home"]) != set(os.listdir(real_home)) or not os.listdir(real_home)
 
 
-def test_writes_outside_the_working_directory_do_not_land(
-    backend: str, tmp_path: Path
-) -> None:
+def test_writes_outside_the_working_directory_do_not_land(backend: str, tmp_path: Path) -> None:
     token = f"physeval-escape-{os.getpid()}-{time.monotonic_ns()}"
     targets = [
         os.path.join(tempfile.gettempdir(), token),
@@ -250,13 +223,9 @@ def test_printing_gigabytes_is_cut_off(backend: str) -> None:
 
 def test_file_size_limit_stops_a_huge_file(backend: str) -> None:
     code = "f = open('big.bin', 'wb')\nfor _ in range(64):\n    f.write(b'0' * (1 << 20))\n"
-    result = run_sandboxed(
-        code, limits=SandboxLimits(wall_s=20, file_bytes=4 << 20), sandbox=backend
-    )
+    result = run_sandboxed(code, limits=SandboxLimits(wall_s=20, file_bytes=4 << 20), sandbox=backend)
     assert not result.ok
-    assert (
-        result.signal == 25 or "File too large" in result.stderr_tail
-    )  # SIGXFSZ / EFBIG
+    assert result.signal == 25 or "File too large" in result.stderr_tail  # SIGXFSZ / EFBIG
     assert result.workdir_files.get("big.bin", 0) <= 4 << 20
 
 
@@ -267,9 +236,7 @@ def test_a_detached_daemon_does_not_outlive_the_program(backend: str) -> None:
         "print('left a daemon behind')\n"
     )
     result = run_sandboxed(code, limits=FAST, sandbox=backend)
-    assert (
-        result.ok and result.wall_s < 10
-    )  # the init killed the daemon; the leak check confirms
+    assert result.ok and result.wall_s < 10  # the init killed the daemon; the leak check confirms
 
 
 def test_cpu_limit_stops_a_busy_program(backend: str) -> None:
@@ -292,23 +259,13 @@ def test_isolation_report_says_what_is_in_force(backend: str) -> None:
 
 def test_the_unsafe_backend_must_be_asked_for_and_warns() -> None:
     with pytest.warns(RuntimeWarning, match="NO network or filesystem isolation"):
-        result = run_sandboxed(
-            "while True:\n    pass\n", limits=SandboxLimits(wall_s=1), sandbox="none"
-        )
-    assert (
-        result.mode == "none"
-        and result.timed_out
-        and result.memory_accounting == "rlimit"
-    )
+        result = run_sandboxed("while True:\n    pass\n", limits=SandboxLimits(wall_s=1), sandbox="none")
+    assert result.mode == "none" and result.timed_out and result.memory_accounting == "rlimit"
     with pytest.warns(RuntimeWarning):
-        ok = run_sandboxed(
-            "import os; print(os.environ['HOME'])", limits=FAST, sandbox="none"
-        )
+        ok = run_sandboxed("import os; print(os.environ['HOME'])", limits=FAST, sandbox="none")
     assert ok.ok and ok.stdout_tail.strip().endswith("/box/.home")
     with pytest.raises(SandboxUnavailable, match="does not isolate"):
-        run_sandboxed(
-            "pass", limits=SandboxLimits(require_isolation=True), sandbox="none"
-        )
+        run_sandboxed("pass", limits=SandboxLimits(require_isolation=True), sandbox="none")
     assert isolation_report("none")["network"] == "NOT ISOLATED"
 
 
@@ -339,7 +296,5 @@ def test_setup_sandbox_env_installs_exactly_the_listed_packages(
     assert set(calls[0][-7:]) == {
         "numpy", "matplotlib", "opencv-python-headless", "imageio", "imageio-ffmpeg", "av", "scipy",
     }  # fmt: skip
-    assert (
-        os.stat(tmp_path / "env" / "lib").st_mode & 0o055 == 0o055
-    )  # the sandbox uid can read it
+    assert os.stat(tmp_path / "env" / "lib").st_mode & 0o055 == 0o055  # the sandbox uid can read it
     assert os.stat(tmp_path / "env" / "lib" / "mod.py").st_mode & 0o044 == 0o044

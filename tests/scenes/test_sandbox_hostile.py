@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import socket
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,18 +80,12 @@ def test_ipc_objects_vanish_with_the_run_and_are_not_read_across_runs(
 ) -> None:
     key = 0x50480000 + secrets.randbelow(1 << 15) * 32
     mq_name = f"/physeval-h3-{secrets.token_hex(4)}"
-    first = run_sandboxed(
-        IPC_LEAVER, args=[str(key), mq_name], limits=FAST, sandbox=backend
-    )
+    first = run_sandboxed(IPC_LEAVER, args=[str(key), mq_name], limits=FAST, sandbox=backend)
     assert first.ok, first.stderr_tail
     made = json.loads(first.stdout_tail)
     assert all(v >= 0 for v in made.values()), made  # inside, every object was created
-    assert not posix_mq_exists(mq_name), (
-        "the POSIX message queue outlived the run on the host"
-    )
-    second = run_sandboxed(
-        IPC_READER, args=[str(key), mq_name], limits=FAST, sandbox=backend
-    )
+    assert not posix_mq_exists(mq_name), "the POSIX message queue outlived the run on the host"
+    second = run_sandboxed(IPC_READER, args=[str(key), mq_name], limits=FAST, sandbox=backend)
     assert second.ok, second.stderr_tail
     found = json.loads(second.stdout_tail)
     assert found == {
@@ -103,11 +99,9 @@ def test_ipc_objects_vanish_with_the_run_and_are_not_read_across_runs(
 
 
 @pytest.fixture
-def host_unix_sockets(tmp_path: Path) -> Iterator[tuple[str, str, list[socket.socket]]]:
-    """A world-writable filesystem unix socket and an abstract one, both listening (non-blocking)."""
-    sock_dir = tmp_path / "sockets"
-    sock_dir.mkdir()
-    os.chmod(tmp_path, 0o755)
+def host_unix_sockets() -> Iterator[tuple[str, str, list[socket.socket]]]:
+    """A world-writable filesystem unix socket under /tmp and an abstract one, both listening (non-blocking)."""
+    sock_dir = Path(tempfile.mkdtemp(prefix="ph3-", dir="/tmp"))  # short: socket paths have 107 bytes
     os.chmod(sock_dir, 0o777)
     path = str(sock_dir / "host.sock")
     abstract = f"\0physeval-h3-{secrets.token_hex(6)}"
@@ -122,6 +116,7 @@ def host_unix_sockets(tmp_path: Path) -> Iterator[tuple[str, str, list[socket.so
     yield path, abstract, servers
     for server in servers:
         server.close()
+    shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 SOCKET_PROBE = r"""
@@ -142,13 +137,9 @@ print(json.dumps(out))
 """
 
 
-def test_host_unix_sockets_are_unreachable(
-    backend: str, host_unix_sockets: tuple[str, str, list]
-) -> None:
+def test_host_unix_sockets_are_unreachable(backend: str, host_unix_sockets: tuple[str, str, list]) -> None:
     path, abstract, servers = host_unix_sockets
-    result = run_sandboxed(
-        SOCKET_PROBE, args=[path, abstract[1:]], limits=FAST, sandbox=backend
-    )
+    result = run_sandboxed(SOCKET_PROBE, args=[path, abstract[1:]], limits=FAST, sandbox=backend)
     assert result.ok, result.stderr_tail
     outcome = json.loads(result.stdout_tail)
     assert outcome["file"] == "FileNotFoundError"  # the directory is not even visible
@@ -175,9 +166,7 @@ print(json.dumps(out))
 """
 
 
-def test_files_outside_the_bound_paths_are_invisible(
-    backend: str, tmp_path: Path
-) -> None:
+def test_files_outside_the_bound_paths_are_invisible(backend: str, tmp_path: Path) -> None:
     planted = tmp_path / "planted-secret.txt"
     planted.write_text("the test planted this")
     planted.chmod(0o644)
@@ -185,9 +174,7 @@ def test_files_outside_the_bound_paths_are_invisible(
     package = Path(physeval.__file__).resolve().parent
     targets = [
         str(planted),
-        str(
-            package / "scenes" / "bank" / "mechanics.yaml"
-        ),  # the verification questions
+        str(package / "scenes" / "bank" / "mechanics.yaml"),  # the verification questions
         str(package / "scenes" / "sandbox" / "host.py"),  # physeval's own sources
         str(Path(__file__).resolve()),
         "/etc/hostname",
@@ -201,9 +188,7 @@ def test_files_outside_the_bound_paths_are_invisible(
             path,
             seen[path],
         )
-    assert {"home", "run", "var", "srv", "opt", "mnt", "sys"}.isdisjoint(seen["/"]), (
-        seen["/"]
-    )
+    assert {"home", "run", "var", "srv", "opt", "mnt", "sys"}.isdisjoint(seen["/"]), seen["/"]
     assert {"usr", "proc", "dev", "tmp", "etc"} <= set(seen["/"])
 
 
@@ -283,9 +268,7 @@ print("held 1.5 GiB of detached SysV memory")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "program", [MEMFD_HOG, FORK_HOG, SYSV_HOG], ids=["memfd", "fork", "sysv"]
-)
+@pytest.mark.parametrize("program", [MEMFD_HOG, FORK_HOG, SYSV_HOG], ids=["memfd", "fork", "sysv"])
 def test_memory_beyond_the_run_limit_is_not_held(backend: str, program: str) -> None:
     with HostMemory() as host:
         result = run_sandboxed(program, limits=SMALL, sandbox=backend)
@@ -294,12 +277,8 @@ def test_memory_beyond_the_run_limit_is_not_held(backend: str, program: str) -> 
     if result.memory_accounting == "watched" and program is not MEMFD_HOG:
         assert result.killed_reason == "memory_limit", result
     if program is MEMFD_HOG and result.memory_accounting == "watched":
-        assert (
-            "PermissionError" in result.stderr_tail
-        )  # memfd_create is refused without a cgroup
-    assert host.drop < (512 << 20) + (768 << 20), (
-        f"host available memory fell by {host.drop >> 20} MiB"
-    )
+        assert "PermissionError" in result.stderr_tail  # memfd_create is refused without a cgroup
+    assert host.drop < (512 << 20) + (768 << 20), f"host available memory fell by {host.drop >> 20} MiB"
 
 
 PTY_AND_SHM = r"""
@@ -332,16 +311,8 @@ def test_ptys_and_dev_shm_are_private_and_bounded(backend: str) -> None:
     )
     assert result.ok, result.stderr_tail
     seen = json.loads(result.stdout_tail)
-    assert (
-        seen["shm"] == "OSError"
-        or seen["shm"].startswith("No space")
-        or seen["shm"] != "wrote 128 MiB"
-    )
-    assert (
-        seen["names"][:1] == ["0"] or seen["ptys"] == 0
-    )  # numbering starts afresh: a private devpts
+    assert seen["shm"] == "OSError" or seen["shm"].startswith("No space") or seen["shm"] != "wrote 128 MiB"
+    assert seen["names"][:1] == ["0"] or seen["ptys"] == 0  # numbering starts afresh: a private devpts
     if backend == "namespaces":
         assert seen["ptys"] <= 16 and seen["error"] == "OSError"
-    assert (
-        len(set(os.listdir("/dev/pts")) - host_pts) < 50
-    )  # the host's pty pool did not fill
+    assert len(set(os.listdir("/dev/pts")) - host_pts) < 50  # the host's pty pool did not fill

@@ -94,9 +94,7 @@ def sample_frames(
     ]
 
 
-def frames_in_process(
-    path: str, bounds: VideoBounds, *, n: int, max_side: int, quality: int
-) -> list[dict[str, Any]]:
+def frames_in_process(path: str, bounds: VideoBounds, *, n: int, max_side: int, quality: int) -> list[dict[str, Any]]:
     """The sampling itself (runs in the child): JSON-ready frames, ``[]`` when refused or broken."""
     import av
     import numpy as np
@@ -109,10 +107,7 @@ def frames_in_process(
         frames = _decode_selected(path, wanted, max_side, quality)
     except (av.FFmpegError, OSError, ValueError):
         return []
-    return [
-        {**f.to_dict(), "jpeg": base64.b64encode(f.jpeg).decode("ascii")}
-        for f in frames
-    ]
+    return [{**f.to_dict(), "jpeg": base64.b64encode(f.jpeg).decode("ascii")} for f in frames]
 
 
 def _count_frames(path: str, bounds: VideoBounds) -> int:
@@ -131,9 +126,7 @@ def _count_frames(path: str, bounds: VideoBounds) -> int:
         return count
 
 
-def _decode_selected(
-    path: str, wanted: list[int], max_side: int, quality: int
-) -> list[Frame]:
+def _decode_selected(path: str, wanted: list[int], max_side: int, quality: int) -> list[Frame]:
     import av
 
     frames: list[Frame] = []
@@ -149,9 +142,7 @@ def _decode_selected(
                 if first_t is None:
                     first_t = t
                 if index in targets:
-                    frames.append(
-                        _to_frame(frame, index, t - first_t, max_side, quality)
-                    )
+                    frames.append(_to_frame(frame, index, t - first_t, max_side, quality))
                 if index >= last_wanted:
                     break
         except av.FFmpegError:
@@ -159,9 +150,7 @@ def _decode_selected(
     return frames
 
 
-def _to_frame(
-    frame: Any, index: int, time_s: float, max_side: int, quality: int
-) -> Frame:
+def _to_frame(frame: Any, index: int, time_s: float, max_side: int, quality: int) -> Frame:
     scale = min(1.0, max_side / max(frame.width, frame.height))
     width = max(2, round(frame.width * scale))
     height = max(2, round(frame.height * scale))

@@ -148,11 +148,7 @@ def render_program(
     if code is None or not code.strip():
         return Render(stage="no_code", reason="no program in the reply")
     limits = dataclasses.replace(limits or SandboxLimits(), wall_s=float(timeout))
-    dest = (
-        Path(keep_dir)
-        if keep_dir is not None
-        else Path(tempfile.mkdtemp(prefix="physeval-render-"))
-    )
+    dest = Path(keep_dir) if keep_dir is not None else Path(tempfile.mkdtemp(prefix="physeval-render-"))
     try:
         result = run_sandboxed(
             code,
@@ -171,9 +167,7 @@ def render_program(
     if stage != "executable":
         return Render(stage=stage, reason=reason, **base)
     if video_path is None:
-        return Render(
-            stage="executable", reason=_missing_video_reason(result, video_name), **base
-        )
+        return Render(stage="executable", reason=_missing_video_reason(result, video_name), **base)
     size = os.path.getsize(video_path)
     if size <= MIN_VIDEO_BYTES:
         reason = f"the video is only {size} bytes (need more than {MIN_VIDEO_BYTES})"

@@ -46,9 +46,7 @@ __all__ = [
 
 MIN_DURATION_S = 1.0
 MIN_FPS = 1.0
-PLAYABLE_CODECS = frozenset(
-    {"h264", "hevc", "mpeg4", "av1", "vp9", "mpeg2video", "mpeg1video", "mjpeg", "h263"}
-)
+PLAYABLE_CODECS = frozenset({"h264", "hevc", "mpeg4", "av1", "vp9", "mpeg2video", "mpeg1video", "mjpeg", "h263"})
 """Video codecs an MP4 may carry and still count as playable."""
 _DIFF_LEVEL = 32
 _DIFF_COUNT = 16
@@ -164,9 +162,7 @@ class VideoFacts:
         return data
 
 
-def probe_video(
-    path: str | os.PathLike[str], bounds: VideoBounds | None = None
-) -> VideoFacts:
+def probe_video(path: str | os.PathLike[str], bounds: VideoBounds | None = None) -> VideoFacts:
     """Check and decode the first video stream of ``path`` in a bounded child process. Never raises."""
     bounds = bounds or VideoBounds()
     p = Path(path)
@@ -185,9 +181,7 @@ def probe_video(
     return VideoFacts(**{k: v for k, v in data.items() if k in known})
 
 
-def run_media_child(
-    task: str, path: str, bounds: VideoBounds, params: dict[str, Any]
-) -> tuple[Any, str | None]:
+def run_media_child(task: str, path: str, bounds: VideoBounds, params: dict[str, Any]) -> tuple[Any, str | None]:
     """Run ``task`` (``probe`` or ``frames``) on ``path`` in a child process; ``(result, failure)``."""
     cmd = [
         sys.executable,
@@ -214,11 +208,7 @@ def run_media_child(
         return None, f"could not start the decoder process: {exc}"
     if proc.returncode != 0:
         tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        how = (
-            f"killed by signal {-proc.returncode}"
-            if proc.returncode < 0
-            else f"exit status {proc.returncode}"
-        )
+        how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
         return (
             None,
             f"the decoder process failed ({how}; memory or CPU limit, or a crash): {tail[0][:300]}",
@@ -245,9 +235,7 @@ def _child_main() -> None:
     sys.stdout.write(json.dumps(result))
 
 
-def inspect_stream(
-    container: Any, bounds: VideoBounds
-) -> tuple[dict[str, Any], Any, str | None]:
+def inspect_stream(container: Any, bounds: VideoBounds) -> tuple[dict[str, Any], Any, str | None]:
     """Header facts of ``container``'s first video stream and why it is refused (before decoding)."""
     facts: dict[str, Any] = {}
     fmt = container.format.name if container.format else ""
@@ -263,9 +251,7 @@ def inspect_stream(
     facts["codec_tag"] = str(tag) if tag else None
     vfmt = ctx.format if ctx is not None else None
     facts["pix_fmt"] = vfmt.name if vfmt is not None else None
-    facts["bit_depth"] = (
-        max((c.bits for c in vfmt.components), default=0) if vfmt is not None else None
-    )
+    facts["bit_depth"] = max((c.bits for c in vfmt.components), default=0) if vfmt is not None else None
     facts["width"] = (ctx.width if ctx is not None else 0) or None
     facts["height"] = (ctx.height if ctx is not None else 0) or None
     facts["declared_frames"] = int(stream.frames or 0)
@@ -292,8 +278,7 @@ def _refusal(facts: dict[str, Any], bounds: VideoBounds) -> str | None:
         return f"refused before decoding: {facts['declared_frames']} frames declared (bound {bounds.max_frames})"
     if (facts["declared_duration_s"] or 0) > bounds.max_duration_s:
         return (
-            f"refused before decoding: {facts['declared_duration_s']:g} s declared "
-            f"(bound {bounds.max_duration_s:g} s)"
+            f"refused before decoding: {facts['declared_duration_s']:g} s declared (bound {bounds.max_duration_s:g} s)"
         )
     if (facts["bit_depth"] or 0) > bounds.max_bit_depth:
         return f"refused before decoding: {facts['bit_depth']}-bit samples (bound {bounds.max_bit_depth})"
@@ -361,12 +346,8 @@ def _scan(container: Any, stream: Any, bounds: VideoBounds) -> dict[str, Any]:
     reference: np.ndarray | None = None
     try:
         for frame in container.decode(stream):
-            if (
-                frame.width * frame.height > bounds.max_pixels
-            ):  # the header lied about the size
-                out["error"] = (
-                    f"a {frame.width}x{frame.height} frame exceeds {bounds.max_pixels} pixels"
-                )
+            if frame.width * frame.height > bounds.max_pixels:  # the header lied about the size
+                out["error"] = f"a {frame.width}x{frame.height} frame exceeds {bounds.max_pixels} pixels"
                 break
             t = _frame_time(frame, out["count"], stream)
             if out["count"] == 0:

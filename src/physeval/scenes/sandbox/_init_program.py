@@ -131,9 +131,7 @@ def lock_mount(path, recursive):
             return
         if ctypes.get_errno() != 38:  # anything but ENOSYS is a real failure
             check(r, path)
-    mount(
-        None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None
-    )
+    mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
 
 
 def build_root(spec):
@@ -265,9 +263,7 @@ def kill_all():
         os.killpg(cfg["program_pid"], signal.SIGKILL)
     except OSError:
         pass
-    for (
-        other
-    ) in proc_pids():  # orphans of other sessions were re-parented to us (subreaper)
+    for other in proc_pids():  # orphans of other sessions were re-parented to us (subreaper)
         try:
             with open(f"/proc/{other}/stat", "rb") as fh:
                 ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
@@ -303,12 +299,8 @@ def main():
         if mode == "namespaces":
             build_root(cfg["root"])
         else:
-            libc.prctl(
-                36, 1, 0, 0, 0
-            )  # PR_SET_CHILD_SUBREAPER: orphans come back to init
-        libc.prctl(
-            4, 0, 0, 0, 0
-        )  # PR_SET_DUMPABLE 0: no ptrace, no /proc/<init>/fd for the program
+            libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back to init
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no ptrace, no /proc/<init>/fd for the program
         for d in (cfg["env"]["HOME"], cfg["env"]["TMPDIR"]):
             os.makedirs(d, exist_ok=True)
             if os.geteuid() == 0 and uid != 0:
@@ -338,9 +330,7 @@ def main():
                 (resource.RLIMIT_CORE, (0, 0)),
             ):
                 hard = resource.getrlimit(res)[1]
-                if (
-                    hard != resource.RLIM_INFINITY
-                ):  # never raise a hard limit (needs CAP_SYS_RESOURCE)
+                if hard != resource.RLIM_INFINITY:  # never raise a hard limit (needs CAP_SYS_RESOURCE)
                     val = (min(val[0], hard), min(val[1], hard))
                 resource.setrlimit(res, val)
             if os.geteuid() == 0 and uid != 0:
@@ -354,9 +344,7 @@ def main():
             os.chdir(box)
             os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
         except BaseException as exc:  # noqa: BLE001 - report any failure to start, then exit 127
-            sys.stderr.write(
-                f"physeval-sandbox: could not start the program: {exc!r}\n"
-            )
+            sys.stderr.write(f"physeval-sandbox: could not start the program: {exc!r}\n")
             sys.stderr.flush()
         os._exit(127)
 
@@ -410,9 +398,7 @@ def main():
         pass
     for name, out in cfg["fds"]["collect"].items():
         try:
-            fd = os.open(
-                os.path.join(box, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-            )
+            fd = os.open(os.path.join(box, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:

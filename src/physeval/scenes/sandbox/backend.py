@@ -113,12 +113,7 @@ def register_backend(cls: B) -> B:
 
 def backend_names() -> list[str]:
     """Every registered backend, in ``auto``'s order (``none`` last)."""
-    return [
-        c.name
-        for c in sorted(
-            _REGISTRY.values(), key=lambda c: (not c.isolating, c.rank, c.name)
-        )
-    ]
+    return [c.name for c in sorted(_REGISTRY.values(), key=lambda c: (not c.isolating, c.rank, c.name))]
 
 
 def get_backend(name: str) -> Backend:
@@ -149,16 +144,12 @@ def choose_backend(name: str = AUTO, *, require_isolation: bool = False) -> Back
                 return backend
             reasons.append(f"{candidate}: {why}")
         raise SandboxUnavailable(
-            "no isolating sandbox backend works here ("
-            + "; ".join(reasons)
-            + "). Install bubblewrap "
+            "no isolating sandbox backend works here (" + "; ".join(reasons) + "). Install bubblewrap "
             "(apt-get install bubblewrap) or run as root; --sandbox none runs programs unisolated"
         )
     backend = get_backend(name)
     if require_isolation and not backend.isolating:
-        raise SandboxUnavailable(
-            f"sandbox backend {name!r} does not isolate and isolation is required"
-        )
+        raise SandboxUnavailable(f"sandbox backend {name!r} does not isolate and isolation is required")
     ok, why = backend.available()
     if not ok:
         raise SandboxUnavailable(f"sandbox backend {name!r} is unavailable: {why}")

@@ -50,15 +50,11 @@ class MemoryBudget:
         return max(1, self.total_bytes // SLOT_BYTES)
 
     def _dir(self) -> str:
-        path = self.directory or os.path.join(
-            tempfile.gettempdir(), f"physeval-budget-{os.getuid()}"
-        )
+        path = self.directory or os.path.join(tempfile.gettempdir(), f"physeval-budget-{os.getuid()}")
         os.makedirs(path, mode=0o700, exist_ok=True)
         st = os.lstat(path)
         if st.st_uid != os.getuid() or st.st_mode & 0o077:
-            raise PermissionError(
-                f"{path} must be a directory of uid {os.getuid()} with mode 0700"
-            )
+            raise PermissionError(f"{path} must be a directory of uid {os.getuid()} with mode 0700")
         return path
 
     @contextlib.contextmanager

@@ -47,17 +47,11 @@ class BwrapBackend(Backend):
                 "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)",
             )
         try:
-            probe = self.run(
-                "pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable
-            )
+            probe = self.run("pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable)
         except OSError as exc:
             return False, f"bwrap failed to start: {exc}"
         if not probe.ok:
-            detail = (
-                probe.setup_error
-                or probe.stderr_tail.strip()[-300:]
-                or f"exit {probe.exit_code}"
-            )
+            detail = probe.setup_error or probe.stderr_tail.strip()[-300:] or f"exit {probe.exit_code}"
             return (
                 False,
                 f"bwrap did not start (are unprivileged user namespaces disabled?): {detail}",

@@ -53,13 +53,9 @@ def _support(env: str | None) -> CgroupSupport:
     if env:
         return _check_base(Path(env), "PHYSEVAL_CGROUP")
     if not _is_v2(_V2_ROOT):
-        return CgroupSupport(
-            None, "/sys/fs/cgroup is not a cgroup v2 hierarchy (v1 or hybrid host)"
-        )
+        return CgroupSupport(None, "/sys/fs/cgroup is not a cgroup v2 hierarchy (v1 or hybrid host)")
     if os.geteuid() != 0:
-        return CgroupSupport(
-            None, "not root and no delegated cgroup given in PHYSEVAL_CGROUP"
-        )
+        return CgroupSupport(None, "not root and no delegated cgroup given in PHYSEVAL_CGROUP")
     base = _V2_ROOT / "physeval"
     try:
         base.mkdir(exist_ok=True)
@@ -81,9 +77,7 @@ def _check_base(base: Path, origin: str) -> CgroupSupport:
     try:
         controllers = set((base / "cgroup.controllers").read_text().split())
     except OSError as exc:
-        return CgroupSupport(
-            None, f"{origin} {base} is not a cgroup v2 directory: {exc}"
-        )
+        return CgroupSupport(None, f"{origin} {base} is not a cgroup v2 directory: {exc}")
     missing = {"memory", "pids"} - controllers
     if missing:
         return CgroupSupport(
@@ -95,9 +89,7 @@ def _check_base(base: Path, origin: str) -> CgroupSupport:
         if not {"memory", "pids"} <= enabled:
             (base / "cgroup.subtree_control").write_text("+memory +pids")
     except OSError as exc:
-        return CgroupSupport(
-            None, f"cannot enable memory and pids for children of {base}: {exc}"
-        )
+        return CgroupSupport(None, f"cannot enable memory and pids for children of {base}: {exc}")
     return CgroupSupport(str(base), f"{origin} {base} (memory and pids controllers)")
 
 
@@ -146,9 +138,7 @@ class RunCgroup:
         """Kill whatever is left in the cgroup and remove it."""
         for _ in range(50):
             try:
-                pids = [
-                    int(p) for p in (self.path / "cgroup.procs").read_text().split()
-                ]
+                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
             except (OSError, ValueError):
                 pids = []
             if not pids:

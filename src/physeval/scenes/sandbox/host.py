@@ -174,14 +174,10 @@ def execute(
             raise ValueError(f"collect names must be plain file names, not {name!r}")
     if collect and collect_dir is None:
         raise ValueError("collect_dir is required when collect is given")
-    with (budget or default_budget()).reserve(
-        limits.footprint_bytes() if backend.isolating else limits.memory_bytes
-    ):
+    with (budget or default_budget()).reserve(limits.footprint_bytes() if backend.isolating else limits.memory_bytes):
         workdir = tempfile.mkdtemp(prefix="physeval-sandbox-")
         try:
-            return _execute(
-                backend, code, args, limits, python, collect, collect_dir, workdir
-            )
+            return _execute(backend, code, args, limits, python, collect, collect_dir, workdir)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -206,9 +202,7 @@ def _execute(
         uid = gid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
     else:
         uid, gid = os.getuid(), os.getgid()
-    status_fd = os.open(
-        os.path.join(workdir, "status.json"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600
-    )
+    status_fd = os.open(os.path.join(workdir, "status.json"), os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     collect_fds = {
         name: os.open(
             os.path.join(workdir, "out-" + name),
@@ -218,11 +212,7 @@ def _execute(
         for name in collect
     }
     support = cgroup_support() if backend.isolating else None
-    cgroup = (
-        RunCgroup(support.base, limits.memory_bytes, limits.processes)
-        if support and support.base
-        else None
-    )
+    cgroup = RunCgroup(support.base, limits.memory_bytes, limits.processes) if support and support.base else None
     watch = backend.isolating and cgroup is None
     env = _program_env(box, limits, python)
     ctx = RunContext(
@@ -284,9 +274,7 @@ def _execute(
             json.dumps(launch),
             *cmd,
         ]
-        return _launch(
-            backend, ctx, cmd, cgroup, status_fd, collect_fds, collect_dir, watch
-        )
+        return _launch(backend, ctx, cmd, cgroup, status_fd, collect_fds, collect_dir, watch)
     finally:
         for fd in (status_fd, *collect_fds.values()):
             os.close(fd)
@@ -340,8 +328,7 @@ def _launch(
     elif killed_reason is None and (status.get("memory_killed") or oom):
         killed_reason = "memory_limit"
     elif killed_reason is None and (
-        sig == signal.SIGXCPU
-        or (sig == signal.SIGKILL and (status.get("cpu_s") or 0) >= limits.cpu_s)
+        sig == signal.SIGXCPU or (sig == signal.SIGKILL and (status.get("cpu_s") or 0) >= limits.cpu_s)
     ):
         killed_reason = "cpu_limit"
     if killed_reason == "timeout":
@@ -361,36 +348,24 @@ def _launch(
         stdout_bytes=stdout.total,
         stderr_bytes=stderr.total,
         files=files,
-        workdir_files={
-            str(k): int(v) for k, v in (status.get("listing") or {}).items()
-        },
+        workdir_files={str(k): int(v) for k, v in (status.get("listing") or {}).items()},
         mode=backend.name,
-        memory_accounting="cgroup"
-        if cgroup is not None
-        else ("watched" if watch else "rlimit"),
+        memory_accounting="cgroup" if cgroup is not None else ("watched" if watch else "rlimit"),
         peak_total_memory_bytes=int(peak_total) if peak_total else None,
         setup_error=setup_error,
     )
 
 
-def _startup_failure(
-    stderr: str, exit_code: int, killed_reason: str | None
-) -> str | None:
+def _startup_failure(stderr: str, exit_code: int, killed_reason: str | None) -> str | None:
     """A setup error when the init (or the backend before it) failed before writing a status."""
     if killed_reason is not None:
         return None
     lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
-    tagged = [
-        ln for ln in lines if ln.startswith(("physeval-sandbox", "bwrap:", "unshare:"))
-    ]
+    tagged = [ln for ln in lines if ln.startswith(("physeval-sandbox", "bwrap:", "unshare:"))]
     if tagged:
         return tagged[-1][:500]
     if exit_code == SETUP_FAILED_CODE or exit_code != 0:
-        return (
-            lines[-1][:500]
-            if lines
-            else f"the sandbox exited with status {exit_code} before the program ran"
-        )
+        return lines[-1][:500] if lines else f"the sandbox exited with status {exit_code} before the program ran"
     return None
 
 
@@ -465,9 +440,7 @@ def _pump(
     start: float,
 ) -> str | None:
     """Drain both pipes into capped tails until EOF; kill the group at the host deadline."""
-    deadline = (
-        start + limits.wall_s + 10.0
-    )  # the init enforces wall_s itself; this is the backstop
+    deadline = start + limits.wall_s + 10.0  # the init enforces wall_s itself; this is the backstop
     sel = selectors.DefaultSelector()
     assert proc.stdout is not None and proc.stderr is not None
     sel.register(proc.stdout, selectors.EVENT_READ, stdout)

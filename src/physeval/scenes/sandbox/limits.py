@@ -114,12 +114,7 @@ class SandboxResult:
     @property
     def ok(self) -> bool:
         """True when the program exited 0 within every limit."""
-        return (
-            self.exit_code == 0
-            and self.signal is None
-            and self.killed_reason is None
-            and self.setup_error is None
-        )
+        return self.exit_code == 0 and self.signal is None and self.killed_reason is None and self.setup_error is None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field."""

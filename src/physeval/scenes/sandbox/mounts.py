@@ -101,9 +101,7 @@ def mount_plan(python: str) -> MountPlan:
 def passwd_files(ctx: RunContext) -> tuple[str, str]:
     """A synthetic ``/etc/passwd`` and ``/etc/group`` naming only the sandbox user (paths in the workdir)."""
     home = ctx.cfg["env"]["HOME"]
-    passwd = ctx.write_file(
-        "passwd", f"sandbox:x:{ctx.uid}:{ctx.gid}:physeval sandbox:{home}:/bin/sh\n"
-    )
+    passwd = ctx.write_file("passwd", f"sandbox:x:{ctx.uid}:{ctx.gid}:physeval sandbox:{home}:/bin/sh\n")
     group = ctx.write_file("group", f"sandbox:x:{ctx.gid}:\n")
     return passwd, group
 
@@ -111,10 +109,7 @@ def passwd_files(ctx: RunContext) -> tuple[str, str]:
 def _init_interpreter_dirs() -> tuple[str, ...]:
     """The base installation of the interpreter running physeval (it runs the init, ``-I -S``)."""
     exe = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
-    return tuple(
-        os.path.realpath(d)
-        for d in {sys.base_prefix, sys.base_exec_prefix, os.path.dirname(exe)}
-    )
+    return tuple(os.path.realpath(d) for d in {sys.base_prefix, sys.base_exec_prefix, os.path.dirname(exe)})
 
 
 def interpreter_dirs(python: str) -> tuple[str, ...]:
@@ -150,11 +145,7 @@ def _interpreter_dirs(python: str) -> tuple[str, ...]:
     roots = {os.path.realpath(p) for p in prefixes if p} - {"/"}
     roots |= {os.path.dirname(os.path.realpath(p)) for p in chain}
     roots |= {os.path.dirname(os.path.abspath(p)) for p in chain}
-    extra = {
-        os.path.realpath(p)
-        for p in path
-        if p and any(_under(os.path.realpath(p), r) for r in roots)
-    }
+    extra = {os.path.realpath(p) for p in path if p and any(_under(os.path.realpath(p), r) for r in roots)}
     return tuple(sorted(d for d in roots | extra if os.path.isdir(d)))
 
 

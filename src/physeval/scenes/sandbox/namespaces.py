@@ -56,17 +56,11 @@ class NamespacesBackend(Backend):
                 "not running as root (this backend needs root for its mounts and the uid switch)",
             )
         try:
-            probe = self.run(
-                "pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable
-            )
+            probe = self.run("pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable)
         except OSError as exc:
             return False, f"unshare failed: {exc}"
         if not probe.ok:
-            detail = (
-                probe.setup_error
-                or probe.stderr_tail.strip()[-300:]
-                or f"exit {probe.exit_code}"
-            )
+            detail = probe.setup_error or probe.stderr_tail.strip()[-300:] or f"exit {probe.exit_code}"
             return False, f"the namespace sandbox did not start: {detail}"
         return (
             True,

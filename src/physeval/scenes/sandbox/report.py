@@ -116,21 +116,14 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
                 os.unlink(p)
         os.rmdir(planted_dir)
     if not result.ok:
-        reason = (
-            result.setup_error
-            or result.stderr_tail.strip()[-300:]
-            or f"exit {result.exit_code}"
-        )
+        reason = result.setup_error or result.stderr_tail.strip()[-300:] or f"exit {result.exit_code}"
         return {"probe": _state(False, f"the probe did not run: {reason}")}
     seen = json.loads(result.stdout_tail)
     mine = {k: os.stat("/proc/self/ns/" + k).st_ino for k in _NS}
     fresh = {k: seen["ns"].get(k) not in (None, mine[k]) for k in _NS}
     props = {
         "network": _state(
-            fresh["net"]
-            and seen["interfaces"] == ["lo"]
-            and not seen["tcp"]
-            and not seen["unix"],
+            fresh["net"] and seen["interfaces"] == ["lo"] and not seen["tcp"] and not seen["unix"],
             f"interfaces {seen['interfaces']}; host 127.0.0.1 port reached: {seen['tcp']}; "
             f"host unix socket reached: {seen['unix']}",
         ),
@@ -149,27 +142,16 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
         ),
         "mounts_visible": _state(
             not seen["visible"],
-            "host paths visible: "
-            + (
-                ", ".join(seen["visible"])
-                if seen["visible"]
-                else "none of " + ", ".join(paths)
-            ),
+            "host paths visible: " + (", ".join(seen["visible"]) if seen["visible"] else "none of " + ", ".join(paths)),
         ),
         "pty": _state(
             seen["pts_dev"] != _dev("/dev/pts"),
-            (
-                "private devpts"
-                if seen["pts_dev"] != _dev("/dev/pts")
-                else "the host's devpts"
-            )
+            ("private devpts" if seen["pts_dev"] != _dev("/dev/pts") else "the host's devpts")
             + f"; openpty works: {seen['pty']}",
         ),
         "dev_shm": _state(
             seen["shm_dev"] != _dev("/dev/shm"),
-            "private tmpfs"
-            if seen["shm_dev"] != _dev("/dev/shm")
-            else "the host's /dev/shm",
+            "private tmpfs" if seen["shm_dev"] != _dev("/dev/shm") else "the host's /dev/shm",
         ),
         "memory_accounting": _state(
             result.memory_accounting == "cgroup",
@@ -190,17 +172,12 @@ def _dev(path: str) -> int | None:
         return None
 
 
-def isolation_report(
-    sandbox: str = AUTO, *, python: str | None = None, probe: bool = False
-) -> dict[str, Any]:
+def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: bool = False) -> dict[str, Any]:
     """What isolation ``sandbox`` gives on this host (``probe=True`` also measures each property)."""
     from physeval.scenes.sandbox import default_sandbox_python
 
     python = python or default_sandbox_python()
-    backends = {
-        name: dict(zip(("available", "detail"), get_backend(name).available()))
-        for name in backend_names()
-    }
+    backends = {name: dict(zip(("available", "detail"), get_backend(name).available())) for name in backend_names()}
     warnings_: list[str] = []
     try:
         backend = choose_backend(sandbox)
@@ -224,20 +201,12 @@ def isolation_report(
     support = cgroup_support()
     if not backend.isolating:
         report["memory"] = "per-process RLIMIT_AS only"
-        warnings_.append(
-            "NO network, filesystem, IPC or process isolation: --sandbox none was asked for"
-        )
-        warnings_.append(
-            "RLIMIT_NPROC does not bind root: fork bombs are bounded only by the wall clock"
-        )
+        warnings_.append("NO network, filesystem, IPC or process isolation: --sandbox none was asked for")
+        warnings_.append("RLIMIT_NPROC does not bind root: fork bombs are bounded only by the wall clock")
     elif support.available:
-        report["memory"] = (
-            f"per-run cgroup under {support.base}: memory.max and pids.max"
-        )
+        report["memory"] = f"per-run cgroup under {support.base}: memory.max and pids.max"
     else:
-        report["memory"] = (
-            "per-process RLIMIT_AS + in-sandbox watcher of the run's total memory; memfd refused"
-        )
+        report["memory"] = "per-process RLIMIT_AS + in-sandbox watcher of the run's total memory; memfd refused"
         warnings_.append(
             f"no per-run cgroup ({support.reason}): memory is bounded per process and watched, "
             "not accounted by the kernel; set PHYSEVAL_CGROUP to a delegated cgroup v2 directory"
@@ -245,9 +214,7 @@ def isolation_report(
     missing = missing_packages(python)
     if missing:
         warnings_.append("sandbox interpreter lacks: " + ", ".join(missing))
-    report["environment"] = (
-        "rebuilt from scratch (PATH, HOME/TMPDIR in the working dir, locale, thread counts)"
-    )
+    report["environment"] = "rebuilt from scratch (PATH, HOME/TMPDIR in the working dir, locale, thread counts)"
     report["rlimits"] = [
         "RLIMIT_CPU",
         "RLIMIT_AS",

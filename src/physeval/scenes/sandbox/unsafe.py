@@ -21,8 +21,7 @@ from physeval.scenes.sandbox.host import RunContext, init_interpreter, init_sour
 __all__ = ["NoneBackend"]
 
 WARNING = (
-    "physeval sandbox 'none': NO network or filesystem isolation; "
-    "model-written programs run with resource limits only"
+    "physeval sandbox 'none': NO network or filesystem isolation; model-written programs run with resource limits only"
 )
 
 
