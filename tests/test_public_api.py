@@ -23,3 +23,18 @@ def test_readme_example_grades_a_unit_conversion() -> None:
     g = physeval.grade_numeric(r"... so $v = \boxed{30000\ \mathrm{m/s}}$", reference="30",
                                question="... (Results should be expressed with units of $ km/s $ and rounded to 2 significant figures)")
     assert g.correct and g.predicted == 30.0 and g.outcome == "correct"
+
+
+def test_the_lazy_export_table_and_the_type_checking_block_list_the_same_names() -> None:
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(physeval.__file__).read_text(encoding="utf-8"))
+    typed: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom):
+                    for alias in statement.names:
+                        typed[alias.asname or alias.name] = str(statement.module)
+    assert typed == physeval._EXPORTS

@@ -31,17 +31,25 @@ _EXPORTS: dict[str, str] = {
     # rewards
     "numeric_reward": "physeval.rewards", "symbolic_reward": "physeval.rewards", "trl_reward": "physeval.rewards",
     "extract_final_answer": "physeval.answers.extract",
+    "grade_choice": "physeval.grading.choice", "extract_choice": "physeval.answers.choice",
     # running
     "evaluate": "physeval.evaluate", "score_responses": "physeval.evaluate",
+    "RunSpec": "physeval.evaluate", "run": "physeval.evaluate", "regrade_run": "physeval.regrade",
+    "RunMeta": "physeval.store",
     "RunConfig": "physeval.runner", "run_task": "physeval.runner",
     "RunStore": "physeval.store", "ResponseCache": "physeval.cache",
     # models
     "Completion": "physeval.models.base", "Model": "physeval.models.base", "ModelError": "physeval.models.base",
     "OpenAICompatibleModel": "physeval.models.openai_compat", "LocalModel": "physeval.models.local",
-    "model_from_spec": "physeval.models.spec",
+    "model_from_spec": "physeval.models.spec", "GenerateConfig": "physeval.models.base",
+    "RetryingModel": "physeval.models.retry", "RetryPolicy": "physeval.models.retry",
+    "register_provider": "physeval.models.registry",
+    # errors
+    "PhysevalError": "physeval.errors", "UserError": "physeval.errors", "RunAborted": "physeval.errors",
     # tasks
     "Task": "physeval.tasks.base", "get_task": "physeval.tasks.registry", "register_task": "physeval.tasks.registry",
-    "task_names": "physeval.tasks.registry",
+    "task_names": "physeval.tasks.registry", "TaskOptions": "physeval.tasks.options", "option": "physeval.tasks.options",
+    "ChoiceTask": "physeval.tasks.tracks.choice", "NumericTask": "physeval.tasks.tracks.numeric",
     # metrics
     "pass_at_k": "physeval.metrics", "Metric": "physeval.metrics",
 }
@@ -64,8 +72,18 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.answers.extract import extract_final_answer
+    from physeval.answers.choice import extract_choice
     from physeval.cache import ResponseCache
-    from physeval.evaluate import evaluate, score_responses
+    from physeval.errors import PhysevalError, RunAborted, UserError
+    from physeval.evaluate import RunSpec, evaluate, run, score_responses
+    from physeval.grading.choice import grade_choice
+    from physeval.models.base import GenerateConfig
+    from physeval.models.registry import register_provider
+    from physeval.models.retry import RetryingModel, RetryPolicy
+    from physeval.regrade import regrade_run
+    from physeval.tasks.options import TaskOptions, option
+    from physeval.tasks.tracks.choice import ChoiceTask
+    from physeval.tasks.tracks.numeric import NumericTask
     from physeval.grading.dimensions import check_dimensions
     from physeval.grading.eed import EEDResult, eed
     from physeval.grading.numeric import NumericGrade, grade_numeric
@@ -85,6 +103,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.models.spec import model_from_spec
     from physeval.problems import Grade, Outcome, Problem
     from physeval.runner import RunConfig, run_task
-    from physeval.store import RunStore
+    from physeval.store import RunMeta, RunStore
     from physeval.tasks.base import Task
     from physeval.tasks.registry import get_task, register_task, task_names
