@@ -1,4 +1,4 @@
-"""Helpers of the sandbox tests: processes by uid, the host's SysV IPC objects, POSIX queues."""
+"""Helpers of the sandbox tests: the backends here, processes by uid, the host's SysV IPC objects, POSIX queues."""
 
 from __future__ import annotations
 
@@ -6,6 +6,15 @@ import ctypes
 import glob
 import os
 from pathlib import Path
+
+from physeval.scenes.sandbox import backend_names, get_backend
+
+ISOLATING = [n for n in backend_names() if get_backend(n).isolating]
+"""Every registered backend that isolates (``none`` is not one)."""
+AVAILABLE = [n for n in ISOLATING if get_backend(n).available()[0]]
+"""The isolating backends that work on this host, best first."""
+WHY_NOT = {n: get_backend(n).available()[1] for n in ISOLATING if n not in AVAILABLE}
+"""Why each unavailable isolating backend cannot run here."""
 
 
 def _uid_of(pid_dir: str) -> int | None:

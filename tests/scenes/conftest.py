@@ -16,13 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _sandbox_helpers import host_sysv_objects, pids_in_uid_range
-
-from physeval.scenes.sandbox import backend_names, get_backend
-
-ISOLATING = [n for n in backend_names() if get_backend(n).isolating]
-AVAILABLE = [n for n in ISOLATING if get_backend(n).available()[0]]
-WHY_NOT = {n: get_backend(n).available()[1] for n in ISOLATING if n not in AVAILABLE}
+from _sandbox_helpers import AVAILABLE, ISOLATING, WHY_NOT, host_sysv_objects, pids_in_uid_range
 
 
 def backend_params() -> list[object]:

@@ -25,6 +25,7 @@ from physeval.scenes.sandbox.backend import (
 )
 from physeval.scenes.sandbox.cgroup import cgroup_support
 from physeval.scenes.sandbox.limits import SandboxLimits, SandboxUnavailable
+from physeval.scenes.sandbox.mounts import mount_plan
 
 __all__ = ["check_properties", "isolation_report", "missing_packages"]
 
@@ -52,6 +53,12 @@ def connect(family, address):
 out["tcp"] = connect(socket.AF_INET, ("127.0.0.1", host["port"]))
 out["unix"] = connect(socket.AF_UNIX, host["unix"])
 out["visible"] = [p for p in host["paths"] if os.path.exists(p)]
+out["listed"] = {}
+for d in host["dirs"]:
+    try:
+        out["listed"][d] = sorted(os.listdir(d))
+    except OSError:
+        out["listed"][d] = []
 out["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())[:20]
 def dev(path):
     try:
@@ -90,18 +97,10 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
         os.chmod(sock_path, 0o777)
         tcp.bind(("127.0.0.1", 0))
         tcp.listen(1)
-        paths = [
-            planted,
-            str(Path(physeval.__file__).resolve().parent),
-            os.getcwd(),
-            os.path.expanduser("~"),
-        ]
-        host = {
-            "ns": _NS,
-            "port": tcp.getsockname()[1],
-            "unix": sock_path,
-            "paths": paths,
-        }
+        package = Path(physeval.__file__).resolve().parent
+        paths = [planted, str(package / "__init__.py"), str(package / "scenes" / "bank" / "mechanics.yaml")]
+        dirs = sorted({os.getcwd(), os.path.expanduser("~")})
+        host = {"ns": _NS, "port": tcp.getsockname()[1], "unix": sock_path, "paths": paths, "dirs": dirs}
         result = backend.run(
             _PROBE,
             args=[json.dumps(host)],
@@ -120,6 +119,7 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
         return {"probe": _state(False, f"the probe did not run: {reason}")}
     seen = json.loads(result.stdout_tail)
     mine = {k: os.stat("/proc/self/ns/" + k).st_ino for k in _NS}
+    visible = list(seen["visible"]) + _unexpected_entries(seen["listed"], python)
     fresh = {k: seen["ns"].get(k) not in (None, mine[k]) for k in _NS}
     props = {
         "network": _state(
@@ -141,8 +141,8 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
             "own cgroup view" if fresh["cgroup"] else "host cgroup view",
         ),
         "mounts_visible": _state(
-            not seen["visible"],
-            "host paths visible: " + (", ".join(seen["visible"]) if seen["visible"] else "none of " + ", ".join(paths)),
+            not visible,
+            "host files visible: " + (", ".join(visible) if visible else "none of " + ", ".join(paths + dirs)),
         ),
         "pty": _state(
             seen["pts_dev"] != _dev("/dev/pts"),
@@ -163,6 +163,22 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
         ),
     }
     return props
+
+
+def _unexpected_entries(listed: dict[str, list[str]], python: str) -> list[str]:
+    """Entries the probe listed in host directories that no bind of the mount plan explains."""
+    binds = [src for src, _ in mount_plan(python).binds]
+    found = []
+    for directory, names in listed.items():
+        try:
+            on_host = set(os.listdir(directory))
+        except OSError:
+            on_host = set()
+        explained = {
+            os.path.relpath(b, directory).split("/")[0] for b in binds if b.startswith(directory.rstrip("/") + "/")
+        }
+        found += [os.path.join(directory, n) for n in names if n in on_host and n not in explained]
+    return found
 
 
 def _dev(path: str) -> int | None:
