@@ -18,6 +18,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from physeval.version import __version__
+
 __all__ = ["environment", "file_sha256", "config_hash", "token_totals", "utc_iso", "config_diff",
            "KEY_LIBRARIES"]
 
@@ -27,8 +29,6 @@ KEY_LIBRARIES = ("sympy", "latex2sympy2_extended", "antlr4-python3-runtime", "pi
 
 def environment() -> dict[str, Any]:
     """physeval, Python and key library versions, and the platform."""
-    from physeval import __version__
-
     libraries = {}
     for name in KEY_LIBRARIES:
         try:

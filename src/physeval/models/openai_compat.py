@@ -17,9 +17,8 @@ import openai
 from physeval.models.base import Completion, GenerateConfig, Message, ModelError, split_reasoning
 from physeval.models.retry import RetryingModel, RetryPolicy
 
-__all__ = ["OpenAICompatibleAPI", "OpenAICompatibleModel", "RetryPolicy", "DEFAULT_BASE_URLS"]
+__all__ = ["OpenAICompatibleAPI", "OpenAICompatibleModel", "RetryPolicy"]
 
-from physeval.models.registry import DEFAULT_BASE_URLS  # noqa: E402 - re-exported for old imports
 
 
 class OpenAICompatibleAPI:
