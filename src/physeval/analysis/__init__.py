@@ -1,0 +1,14 @@
+"""The papers' analyses over run stores: importable functions returning frozen, typed results.
+
+One module per analysis, each light to import (numpy at most; scipy only inside the fit):
+
+- :mod:`~physeval.analysis.runs`: a run directory read once (summary, rows, task, track).
+- :mod:`~physeval.analysis.leaderboard`: ABench, PHYBench and SimuScene tables, in five formats.
+- :mod:`~physeval.analysis.paired`: paired bootstrap differences, p-values, confidence, tiers.
+- :mod:`~physeval.analysis.scaling`: pass@k / maj@k curves and the exponential-decay fit.
+- :mod:`~physeval.analysis.outcomes`: why answers fail, per run and per model.
+- :mod:`~physeval.analysis.lengths`: completion and reasoning token distributions, accuracy by length.
+- :mod:`~physeval.analysis.matched`: downstream scene metrics on samples every run brought to a stage.
+
+Every number an analysis returns carries the count it stands on (``n``).
+"""

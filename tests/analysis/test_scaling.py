@@ -1,0 +1,68 @@
+"""Test-time scaling: unbiased pass@k, subset-mean maj@k, and the decay fit on known curves."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from analysis.rows import row, store_run
+
+from physeval.analysis.scaling import decay, expected_majority, fit_decay, maj_curve, pass_curve, scaling_curves
+from physeval.metrics import outcomes_from_rows
+
+
+def _item(pid: str, pattern: str, keys: str) -> list:  # type: ignore[type-arg]
+    return [row(pid, c == "1", sample=i, answer_key=k) for i, (c, k) in enumerate(zip(pattern, keys))]
+
+
+def test_pass_and_maj_curves_by_hand() -> None:
+    # One item, 4 samples: right, wrong (B), wrong (B), right; answer classes A B B A.
+    outcomes = outcomes_from_rows(_item("1", "1001", "ABBA"))
+    # pass@k = 1 - C(2, k) / C(4, k): 1/2, 1 - 1/6, 1, 1
+    assert [p.value for p in pass_curve(outcomes)] == pytest.approx([0.5, 5 / 6, 1.0, 1.0])
+    # maj@2 over the 6 pairs: AB->A, AB->A, AA->A, BB->B, BA->B, BA->B: 3/6; maj@3: ABB, ABA, ABA, BBA -> 2/4
+    # maj@4: A and B tie, A seen first -> 1; maj@1 = accuracy
+    assert [p.value for p in maj_curve(outcomes)] == pytest.approx([0.5, 0.5, 0.5, 1.0])
+    assert expected_majority(outcomes, 5) is None
+
+
+def test_maj_beyond_the_subset_budget_is_sampled_reproducibly() -> None:
+    outcomes = outcomes_from_rows(_item("1", "10" * 8, "AB" * 8))
+    value = expected_majority(outcomes, 8, budget=100)
+    assert value == expected_majority(outcomes, 8, budget=100) and 0.3 < value < 0.8  # type: ignore[operator]
+
+
+def test_fit_recovers_known_parameters() -> None:
+    ks = np.arange(1, 11)
+    values = decay(ks, 0.8, 0.3, 0.5)
+    upper, improvement, rate = fit_decay(ks, values)  # type: ignore[misc]
+    assert (upper, improvement, rate) == pytest.approx((0.8, 0.3, 0.5), abs=1e-6)
+    assert fit_decay([1, 2, 3], [0.1, 0.2, 0.3]) is None  # three points cannot fix three parameters honestly
+
+
+def test_run_curves_fit_and_extrapolate_with_an_interval(tmp_path: Path) -> None:
+    # 40 problems, 8 samples each; problem i is solved on sample s with chance p_i (fixed by a seeded draw).
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(40):
+        p = rng.uniform(0.05, 0.9) if i % 4 else 0.0  # every fourth problem is never solved
+        rows += [row(str(i), bool(rng.random() < p), sample=s) for s in range(8)]
+    run = store_run(tmp_path / "run", rows)
+    curves = scaling_curves(run, extrapolate=[16, 64])
+    assert curves.samples == 8 and len(curves.pass_at) == 8 and curves.pass_at[0].n == 40
+    assert not curves.maj_at and any("maj@k omitted" in n for n in curves.notes)
+    fit = curves.pass_fit
+    assert fit is not None and fit.points == 8 and fit.n == 40
+    assert fit.upper_bound <= 0.75 + 0.05  # a quarter of the problems are never solved
+    assert fit.upper_bound - fit.improvement == pytest.approx(curves.pass_at[0].value, abs=0.03)
+    at16 = fit.extrapolations[0]
+    assert at16.k == 16 and at16.ci_low <= at16.value <= at16.ci_high and at16.fits > 150
+    assert math.isclose(fit.predict(16), at16.value)
+
+
+def test_too_few_samples_give_no_fit_and_say_why(tmp_path: Path) -> None:
+    run = store_run(tmp_path / "run", _item("1", "10", "AB"))
+    curves = scaling_curves(run)
+    assert curves.pass_fit is None and any("K = 2" in n for n in curves.notes)
