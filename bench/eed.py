@@ -1,45 +1,59 @@
-"""Benchmark: EED per (reference, perturbed answer) pair over PHYBench's public answers.
+"""Benchmark: physeval's EED against the maintained PHYBench pipeline, side by side in one run.
 
-Every public reference answer is scored against three perturbed versions -- a changed
-coefficient, a dropped factor and a swapped sign -- on one core, serially, and the median and
-p90 milliseconds per pair are printed (target: median under 20 ms).
+Two workloads over PHYBench's public reference answers:
 
-The maintained PHYBench pipeline cannot be installed here (no network; its code may not be
-vendored), so the side-by-side ratio is against a *naive* variant of physeval's own code
-that works the way the pipeline does: no caching at all (every pair re-parses and
-re-simplifies the reference), full ``simplify`` of both sides, then
-``simplify(expand(a - b))`` and ``a.equals(b)`` before the tree. The pipeline's own EED was
-reported at about 110 ms median per pair on a comparable machine.
+(a) every reference against three perturbed versions (a changed coefficient, a dropped
+    factor, a swapped sign), one core, serially: median and p90 milliseconds per pair, the
+    worst pair, the total;
+(b) a realistic run: for each problem 16 samples in which a model repeats itself, drawn with
+    a skewed (seeded) distribution from its reference, 3 equivalent rewrites and 6 wrong
+    variants: per-pair median and p90 and the worst pair on one core, and the end-to-end wall
+    time on one core and on all cores.
 
-Run: ``python bench/eed.py [--data ../shared/data/phybench] [--limit N] [--no-naive]``
+Every scorer runs in its own fresh process (cold caches, as a new run starts): physeval
+serially, physeval through its shared grading pool (all cores), and, with ``--official PATH``,
+the official pipeline (a checkout of phybench-official/phybench-pipeline installed in its own
+venv, ``PATH/../venv`` or ``--official-python``) through a subprocess that imports it there,
+one shard per core for the all-cores figure. Nothing of the pipeline is copied here. The
+ratios are official / physeval; scores are compared pair by pair (agreement on the pairs
+that both finished).
+
+Run: ``python bench/eed.py --official /work/ref/phybench-pipeline [--data ../shared/data/phybench]
+[--limit N] [--samples 16] [--skip-a] [--skip-b] [--compat] [--json out.json]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
 import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
-
-from physeval.answers.latex import latex_to_sympy, strip_to_rhs
-import importlib
-
-eed_module = importlib.import_module("physeval.grading.eed")  # the module; physeval.grading.eed is also the function
-from physeval.grading.eed import eed
+from typing import Any
 
 _DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "phybench"
+_SEED = "physeval-bench-eed-v2"
+
+# ------------------------------------------------------------------------------ the pairs
 
 
 def _rhs(answer: str) -> str:
+    from physeval.answers.latex import strip_to_rhs
+
     text = answer.replace("$", " ").replace("\\[", " ").replace("\\]", " ")
     match = re.search(r"\\boxed\{(.*)\}", text, re.S)
     return strip_to_rhs(match.group(1) if match else text)
 
 
 def _converts(latex: str, reference_expr: object) -> bool:
+    from physeval.answers.latex import latex_to_sympy
+
     conv = latex_to_sympy(latex)
     return conv.ok and conv.expr != reference_expr
 
@@ -47,9 +61,7 @@ def _converts(latex: str, reference_expr: object) -> bool:
 def _changed_coefficient(rhs: str) -> str:
     match = re.search(r"(?<![_^{\\a-zA-Z])(\d+)", rhs)
     if match:
-        digits = match.group(1)
-        bumped = str(int(digits) + 1)
-        return rhs[: match.start()] + bumped + rhs[match.end() :]
+        return rhs[: match.start()] + str(int(match.group(1)) + 1) + rhs[match.end() :]
     return "3" + rhs
 
 
@@ -70,43 +82,200 @@ def _swapped_sign(rhs: str) -> str:
 
 
 def _perturbations(reference: str) -> list[str]:
+    from physeval.answers.latex import latex_to_sympy
+
     rhs = _rhs(reference)
     ref_expr = latex_to_sympy(reference).expr
     return [_changed_coefficient(rhs), _dropped_factor(rhs, ref_expr), _swapped_sign(rhs)]
 
 
-def _clear_caches() -> None:
-    from physeval.answers import latex as latex_module
-
-    latex_module._convert_cached.cache_clear()
-    latex_module._parse_normalized.cache_clear()
-    eed_module._simplified_tree.cache_clear()
-
-
-def _time_pairs(pairs: list[tuple[str, str]], *, naive: bool) -> tuple[list[float], list[float]]:
-    times: list[float] = []
-    scores: list[float] = []
-    for reference, answer in pairs:
-        if naive:
-            _clear_caches()
-        start = time.perf_counter()
-        result = eed(reference, answer, compat="phybench" if naive else None)
-        times.append((time.perf_counter() - start) * 1000.0)
-        scores.append(result.score)
-    return times, scores
+def _rewrites(rhs: str) -> list[str]:
+    """Three equivalent forms a model might write."""
+    return [
+        r"\frac{2\left(" + rhs + r"\right)}{2}",
+        r"\left(" + rhs + r"\right)\cdot\frac{3}{3}",
+        r"-\left(-\left(" + rhs + r"\right)\right)",
+    ]
 
 
-def _summary(name: str, times: list[float]) -> str:
-    ordered = sorted(times)
-    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
-    return f"{name:<28} pairs={len(times):4d}  median={statistics.median(times):8.1f} ms  p90={p90:8.1f} ms  total={sum(times) / 1000:7.1f} s"
+def _wrong_variants(reference: str) -> list[str]:
+    """Six wrong answers: the three perturbations and three similar expressions."""
+    rhs = _rhs(reference)
+    return _perturbations(reference) + [r"2\left(" + rhs + r"\right)", r"\left(" + rhs + r"\right)^{2}", rhs + "+1"]
+
+
+def pairs_a(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(reference, answer) pairs of workload (a)."""
+    return [(r["answer"], p) for r in records for p in _perturbations(r["answer"])]
+
+
+def pairs_b(records: list[dict[str, Any]], samples: int) -> list[tuple[str, str]]:
+    """(reference, answer) pairs of workload (b): ``samples`` skewed draws per problem."""
+    pairs: list[tuple[str, str]] = []
+    for record in records:
+        reference = record["answer"]
+        candidates = [_rhs(reference), *_rewrites(_rhs(reference)), *_wrong_variants(reference)]
+        rng = random.Random(f"{_SEED}:{record.get('id')}")
+        rng.shuffle(candidates)
+        weights = [1.0 / (rank + 1) ** 1.5 for rank in range(len(candidates))]
+        pairs += [(reference, answer) for answer in rng.choices(candidates, weights=weights, k=samples)]
+    return pairs
+
+
+# ------------------------------------------------------------------------------ the scorers
+
+_PHYSEVAL_SERIAL = r"""
+import json, sys, time
+from physeval.grading.eed import eed
+compat = sys.argv[1] or None
+pairs = json.loads(sys.stdin.read())
+eed("x+1", "x+2", compat=compat)  # import and warm the parser, outside the timings
+out = []
+for reference, answer in pairs:
+    start = time.perf_counter()
+    result = eed(reference, answer, compat=compat)
+    out.append([time.perf_counter() - start, result.score, result.outcome])
+print(json.dumps(out))
+"""
+
+_PHYSEVAL_POOL = r"""
+import json, sys, time
+from physeval.grading.pool import grade_many
+from benchpairs import score_pair
+compat = sys.argv[1] or None
+pairs = json.loads(sys.stdin.read())
+start = time.perf_counter()
+scores = grade_many(score_pair, [(r, a, compat) for r, a in pairs], group=lambda item: item[0])
+print(json.dumps({"wall": time.perf_counter() - start, "scores": scores}))
+"""
+
+_OFFICIAL = r"""
+import json, sys, time
+from loguru import logger
+logger.remove()
+from phybench.evaluation.expression_distance import EED
+from phybench.settings import EvaluationEEDSettings
+settings = EvaluationEEDSettings()
+pairs = json.loads(sys.stdin.read())
+EED("x+1", "x+2", settings)
+out = []
+for reference, answer in pairs:
+    start = time.perf_counter()
+    score = EED(reference, answer, settings)[0]
+    out.append([time.perf_counter() - start, float(score), ""])
+print(json.dumps(out))
+"""
+
+_HELPER = r'''
+from physeval.grading.eed import eed
+
+
+def score_pair(item):
+    reference, answer, compat = item
+    result = eed(reference, answer, compat=compat)
+    return [result.score, result.outcome]
+'''
+
+
+def _run(command: list[str], pairs: list[tuple[str, str]], env: dict[str, str] | None = None,
+         cwd: str | None = None) -> Any:
+    done = subprocess.run(command, input=json.dumps(pairs), capture_output=True, text=True, env=env, cwd=cwd,
+                          check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[:2]} failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _one_core() -> list[str]:
+    """``taskset -c 0`` where available: the official pipeline's timeout threads would use a second core."""
+    return ["taskset", "-c", "0"] if shutil.which("taskset") else []
+
+
+def physeval_serial(pairs: list[tuple[str, str]], compat: str | None) -> tuple[list[list[Any]], float]:
+    """Per pair [seconds, score, outcome] and the process's wall time: one fresh process, one core."""
+    env = dict(os.environ, PHYSEVAL_GRADING_PROCESSES="1")
+    start = time.perf_counter()
+    rows = _run([*_one_core(), sys.executable, "-c", _PHYSEVAL_SERIAL, compat or ""], pairs, env)
+    return rows, time.perf_counter() - start
+
+
+def physeval_pool(pairs: list[tuple[str, str]], compat: str | None, workers: int, scratch: Path) -> dict[str, Any]:
+    """End-to-end wall time (pool start included) and scores, through the shared grading pool."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "benchpairs.py").write_text(_HELPER, encoding="utf-8")
+    env = dict(os.environ, PHYSEVAL_GRADING_PROCESSES=str(workers),
+               PYTHONPATH=os.pathsep.join([str(scratch), os.environ.get("PYTHONPATH", "")]))
+    start = time.perf_counter()
+    result = _run([sys.executable, "-c", _PHYSEVAL_POOL, compat or ""], pairs, env, cwd=str(scratch))
+    result["process_wall"] = time.perf_counter() - start
+    return result
+
+
+def official(pairs: list[tuple[str, str]], python: str, checkout: Path, shards: int = 1) -> tuple[list[list[Any]], float]:
+    """Per pair [seconds, score, ""] from the official pipeline, and the wall time, ``shards`` processes."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    chunks = [pairs[k::shards] for k in range(shards)]
+    start = time.perf_counter()
+    pin = _one_core() if shards == 1 else []
+    procs = [subprocess.Popen([*pin, python, "-c", _OFFICIAL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=str(checkout)) for _ in chunks]
+    outputs = [p.communicate(json.dumps(c)) for p, c in zip(procs, chunks)]
+    wall = time.perf_counter() - start
+    merged: list[list[Any]] = [[]] * len(pairs)
+    for k, ((stdout, stderr), proc) in enumerate(zip(outputs, procs)):
+        if proc.returncode != 0:
+            raise RuntimeError(f"official pipeline failed: {stderr[-2000:]}")
+        for j, row in enumerate(json.loads(stdout.strip().splitlines()[-1])):
+            merged[k + j * shards] = row
+    return merged, wall
+
+
+# ------------------------------------------------------------------------------ reporting
+
+
+def _p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def _line(name: str, rows: list[list[Any]]) -> str:
+    times = [r[0] * 1000.0 for r in rows]
+    return (f"  {name:<26} pairs={len(times):5d}  median={statistics.median(times):8.1f} ms  p90={_p90(times):8.1f} ms"
+            f"  worst={max(times) / 1000:7.2f} s  total={sum(times) / 1000:8.1f} s  over 2 s: {sum(t > 2000 for t in times)}")
+
+
+def _ratio(name: str, ours: list[list[Any]], theirs: list[list[Any]]) -> str:
+    m = statistics.median(r[0] for r in theirs) / statistics.median(r[0] for r in ours)
+    t = sum(r[0] for r in theirs) / sum(r[0] for r in ours)
+    w = max(r[0] for r in theirs) / max(r[0] for r in ours)
+    return f"  official / {name}: median {m:.1f}x, total {t:.1f}x, worst pair {w:.1f}x"
+
+
+def _agreement(name: str, ours: list[list[Any]], theirs: list[list[Any]]) -> str:
+    both = [(a[1], b[1]) for a, b in zip(ours, theirs)]
+    same = sum(abs(x - y) < 1e-9 for x, y in both)
+    return f"  scores {name} = official on {same}/{len(both)} pairs"
+
+
+def _outcomes(rows: list[list[Any]]) -> str:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row[2]] = counts.get(row[2], 0) + 1
+    return ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=_DEFAULT_DATA)
+    parser.add_argument("--official", type=Path, help="checkout of phybench-official/phybench-pipeline")
+    parser.add_argument("--official-python", help="its venv's python (default: PATH/../venv/bin/python)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N problems")
-    parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
+    parser.add_argument("--samples", type=int, default=16, help="samples per problem in workload (b)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="cores for the all-cores figures")
+    parser.add_argument("--skip-a", action="store_true")
+    parser.add_argument("--skip-b", action="store_true")
+    parser.add_argument("--compat", action="store_true", help="also time physeval compat='phybench'")
+    parser.add_argument("--json", type=Path, help="write every per-pair figure here")
     args = parser.parse_args(argv)
     path = args.data / "PHYBench-fullques_v1.json" if args.data.is_dir() else args.data
     if not path.is_file():
@@ -115,20 +284,57 @@ def main(argv: list[str] | None = None) -> int:
     records = [r for r in json.loads(path.read_text(encoding="utf-8")) if str(r.get("answer") or "").strip()]
     if args.limit:
         records = records[: args.limit]
-    latex_to_sympy("x+1")  # import and warm the parser once, outside the timings
-    pairs = [(r["answer"], p) for r in records for p in _perturbations(r["answer"])]
-    _clear_caches()
-    latex_to_sympy("x+1")
-    times, scores = _time_pairs(pairs, naive=False)
-    print(f"EED over {len(records)} PHYBench references x 3 perturbations, one core, serial")
-    print(_summary("physeval (cached, probe)", times))
-    print(f"  mean score {statistics.mean(scores):.2f}; scored 100: {sum(s == 100 for s in scores)}")
-    if not args.no_naive:
-        naive_times, naive_scores = _time_pairs(pairs, naive=True)
-        print(_summary("naive (no cache, simplify)", naive_times))
-        print(f"  mean score {statistics.mean(naive_scores):.2f}")
-        ratio = statistics.median(naive_times) / statistics.median(times)
-        print(f"median speed-up over the naive variant: {ratio:.1f}x (the reference pipeline could not be run here)")
+    python = args.official_python or (str(args.official.parent / "venv" / "bin" / "python") if args.official else None)
+    report: dict[str, Any] = {}
+    scratch = Path(os.environ.get("TMPDIR", "/tmp")) / f"physeval-bench-eed-{os.getpid()}"
+
+    if not args.skip_a:
+        pairs = pairs_a(records)
+        print(f"(a) {len(records)} PHYBench references x 3 perturbations, one core, each scorer in a fresh process")
+        ours, _ = physeval_serial(pairs, None)
+        print(_line("physeval default", ours))
+        print(f"    outcomes: {_outcomes(ours)}")
+        report["a"] = {"pairs": pairs, "physeval": ours}
+        if args.compat:
+            compat, _ = physeval_serial(pairs, "phybench")
+            print(_line("physeval compat=phybench", compat))
+            report["a"]["compat"] = compat
+        if args.official:
+            theirs, _ = official(pairs, python, args.official)  # type: ignore[arg-type]
+            print(_line("official pipeline", theirs))
+            print(_ratio("physeval default", ours, theirs))
+            print(_agreement("physeval default", ours, theirs))
+            if args.compat:
+                print(_ratio("physeval compat", report["a"]["compat"], theirs))
+                print(_agreement("physeval compat", report["a"]["compat"], theirs))
+            report["a"]["official"] = theirs
+
+    if not args.skip_b:
+        pairs = pairs_b(records, args.samples)
+        distinct = len(set(pairs))
+        print(f"(b) realistic run: {len(records)} problems x {args.samples} samples = {len(pairs)} pairs "
+              f"({distinct} distinct), each scorer in a fresh process")
+        ours, one_core = physeval_serial(pairs, None)
+        print(_line("physeval default, 1 core", ours))
+        print(f"    outcomes: {_outcomes(ours)}")
+        pooled = physeval_pool(pairs, None, args.workers, scratch)
+        same = sum(abs(a[1] - b[0]) < 1e-12 and a[2] == b[1] for a, b in zip(ours, pooled["scores"]))
+        print(f"  physeval end to end: 1 core {one_core:.1f} s, {args.workers} cores {pooled['process_wall']:.1f} s "
+              f"(grading {pooled['wall']:.1f} s after import); pool = serial on {same}/{len(pairs)} pairs")
+        report["b"] = {"pairs": pairs, "physeval": ours, "physeval_wall_1": one_core,
+                       "physeval_wall_n": pooled["process_wall"]}
+        if args.official:
+            theirs, wall1 = official(pairs, python, args.official)  # type: ignore[arg-type]
+            print(_line("official pipeline, 1 core", theirs))
+            _, wall_n = official(pairs, python, args.official, shards=args.workers)  # type: ignore[arg-type]
+            print(f"  official end to end: 1 core {wall1:.1f} s, {args.workers} cores {wall_n:.1f} s")
+            print(_ratio("physeval default", ours, theirs))
+            print(f"  end to end, official / physeval: 1 core {wall1 / one_core:.1f}x, "
+                  f"{args.workers} cores {wall_n / pooled['process_wall']:.1f}x")
+            print(_agreement("physeval default", ours, theirs))
+            report["b"].update({"official": theirs, "official_wall_1": wall1, "official_wall_n": wall_n})
+    if args.json:
+        args.json.write_text(json.dumps(report), encoding="utf-8")
     return 0
 
 

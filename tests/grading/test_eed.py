@@ -94,3 +94,25 @@ def test_compat_mode_reproduces_pipeline_scores_for_operator_slicing() -> None:
     reference = "2y + z"
     assert eed(reference, r"x \approx 2y + z").score == 100
     assert eed(reference, r"x \approx 2y + z", compat="phybench").score < 100
+
+
+def test_bombs_are_too_large_with_the_bound_named() -> None:
+    reference = r"\frac{1}{2} m v^{2} + m g h"
+    for answer in (r"10^{10^{10}}", r"9999999!", r"(a+b)^{100000}", r"x^{10^{100}}"):
+        result = eed(reference, answer)
+        assert result.outcome == "too_large" and result.score == 0, answer
+        assert "bound" in result.reason
+    as_reference = eed(r"2^{10000000}", "x + 1")
+    assert as_reference.outcome == "error" and "too large" in as_reference.reason
+
+
+def test_an_expansion_over_budget_keeps_the_unsimplified_tree_and_says_so() -> None:
+    result = eed(r"(a+b)^{40} (a+c)^{40} + d", r"(a+b)^{40} (a+c)^{41} + d")
+    assert result.outcome == "wrong" and result.size is not None and result.score > 0
+    assert "expand budget" in result.budget and "unsimplified" in result.reason
+
+
+def test_answers_that_normalise_alike_share_one_verdict() -> None:
+    first = eed(r"2mg+4\frac{mv_0^2}{l}", r"2mg+2\frac{mv_0^2}{l}")
+    again = eed(r"2mg+4\frac{mv_0^2}{l}", r"T_2 = 2mg+2\frac{mv_0^2}{l}")  # same normal form: one verdict
+    assert again is first

@@ -38,16 +38,12 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["grade_many", "submit", "shutdown", "worker_count", "GradingTimeout"]
+__all__ = ["grade_many", "shutdown", "submit", "worker_count"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _POLL_SECONDS = 0.05
-
-
-class GradingTimeout(Exception):
-    """Raised by a :func:`submit` future whose call outlived its guard (the worker was killed)."""
 
 
 def worker_count() -> int:
@@ -67,6 +63,12 @@ def _warm() -> None:
         latex_to_sympy("x+1")
     except Exception:  # warming is an optimisation; a failure shows up on the first item
         pass
+
+
+def _ping(seconds: float) -> int:
+    """Hold a worker briefly (so each of several pings lands on its own worker); its pid."""
+    time.sleep(seconds)
+    return os.getpid()
 
 
 class _Pool:
@@ -90,6 +92,13 @@ class _Pool:
                 self._restart_locked()
                 return self.generation, self.executor.submit(fn, *args)
 
+    def ready(self) -> None:
+        """Wait until every worker has started and warmed (the guard's clock must not count start-up)."""
+        with self.lock:
+            executor = self.executor
+        pings = [executor.submit(_ping, 0.2) for _ in range(self.workers)]
+        concurrent.futures.wait(pings)
+
     def kill(self, generation: int) -> None:
         """Kill every worker of ``generation`` (if still current) and start a new pool."""
         with self.lock:
@@ -102,8 +111,8 @@ class _Pool:
         for process in processes:
             try:
                 process.kill()
-            except Exception:  # already gone
-                pass
+            except (OSError, ValueError):  # already gone, or already closed
+                continue
         old.shutdown(wait=False, cancel_futures=True)
         self.generation += 1
         self.executor = self._start()
@@ -211,6 +220,8 @@ def _run(
     # At most one item in flight per worker: then 'running' means 'started' (the guard's clock).
     window = pool.workers
     queue = list(order)[::-1]
+    if timeout is not None:
+        pool.ready()
     inflight: dict[concurrent.futures.Future[R], tuple[int, int]] = {}  # future -> (index, generation)
     started: dict[concurrent.futures.Future[R], float] = {}
     while queue or inflight:
@@ -235,6 +246,7 @@ def _run(
         if timeout is None:
             continue
         now = time.monotonic()
+        restarted = False
         for future, (index, generation) in list(inflight.items()):
             if future.running() and future not in started:
                 started[future] = now
@@ -243,4 +255,12 @@ def _run(
                 del inflight[future]
                 started.pop(future, None)
                 pool.kill(generation)
+                restarted = True
+        if restarted:
+            # the other items in flight died with the killed workers: grade them again
+            for future, (index, _) in list(inflight.items()):
+                queue.append(index)
+                del inflight[future]
+            started.clear()
+            pool.ready()
     return [results[i] for i in range(len(items))]

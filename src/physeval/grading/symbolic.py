@@ -5,15 +5,19 @@ positive rational value (the same values on both sides), both expressions are ev
 40 significant digits at several points and compared with a relative tolerance of 1e-9. A
 difference at any point settles "not equivalent". Agreement everywhere is confirmed
 symbolically -- ``expand`` and then ``simplify`` of the difference under positive
-assumptions -- but only for expressions within an operation budget (``count_ops``); when the
-budget is exceeded or simplification cannot reach zero the verdict is an explicit
-``undecided``. The maintained PHYBench pipeline bounds the same work by 30 s / 10 s
-wall-clock timeouts, so its verdicts change with machine load; these do not.
+assumptions -- but only for expressions within operation budgets (``count_ops`` and the
+estimated number of terms of the expansion, :func:`physeval.answers.bounds.expanded_terms`);
+when a budget is exceeded or simplification cannot reach zero the verdict is an explicit
+``undecided`` that names the budget. What an answer can become (``10^{10^{10}}``,
+``9999999!``) is bounded before any of this, when it is read (``too_large``). The
+maintained PHYBench pipeline bounds the same work by 30 s / 10 s wall-clock timeouts, so
+its verdicts change with machine load; these do not.
 
 :func:`grade_symbolic` extracts the final answer of a response (first ``\\boxed{}`` by
 default, as PHYBench publishes), scores it with :func:`physeval.grading.eed.eed` and, when
 symbol dimensions are known, checks dimensions. :func:`grade_symbolic_many` does the same
-for many pairs in a process pool with results identical to serial grading.
+for many pairs in the shared worker pool (:mod:`physeval.grading.pool`) with results
+identical to serial grading.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Symbolic tasks: ``phybench`` (PHYBench, arXiv 2504.16074) and ``bank-symbolic``.
 
 The model ends with one LaTeX expression; graded by equivalence (numeric probe, then
-budgeted simplification: never wall-clock) and the EED score. Grading runs in a process
-pool (SymPy holds the GIL), with results identical to serial grading.
+budgeted simplification: never wall-clock) and the EED score. Grading runs in the one shared
+worker pool of :mod:`physeval.grading.pool` (SymPy holds the GIL; workers start once per run and
+keep their caches), with results identical to serial grading.
 
 Data for ``phybench``: ``--data`` PHYBench-fullques_v1.json (or its folder), or
 ``--data hf:Eureka-Lab/PHYBench`` when online. Public source: Hugging Face
@@ -12,12 +13,10 @@ Data for ``phybench``: ``--data`` PHYBench-fullques_v1.json (or its folder), or
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
-import multiprocessing
-import os
 from typing import Any, ClassVar, Sequence
 
+from physeval.grading import pool as grading_pool
 from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
 from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
 from physeval.problems import Problem
@@ -32,17 +31,6 @@ PHYBENCH_PROMPT = (
     "Please read the following question and provide a step-by-step solution. Put your final answer, "
     "which must be a readable latex formula, in a structure \\boxed{}.\n\nQuestion: {question}\n\nAnswer:"
 )
-
-_POOL: concurrent.futures.ProcessPoolExecutor | None = None
-
-
-def _grading_pool() -> concurrent.futures.ProcessPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        workers = int(os.environ.get("PHYSEVAL_GRADING_PROCESSES") or os.cpu_count() or 1)
-        _POOL = concurrent.futures.ProcessPoolExecutor(max_workers=max(1, workers),
-                                                       mp_context=multiprocessing.get_context("spawn"))
-    return _POOL
 
 
 def _grade_job(response: str, reference: str, box: str, compat: str | None,
@@ -68,14 +56,12 @@ class SymbolicTask(Task):
         return _with_key(grade)
 
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
-        """Grade in the process pool so the event loop (and other gradings) keep moving."""
+        """Grade in the shared worker pool (:mod:`physeval.grading.pool`) so the event loop keeps moving."""
         if self.options.get("grading_processes") == 0:
             return self.grade(problem, response)
-        loop = asyncio.get_running_loop()
-        grade = await loop.run_in_executor(_grading_pool(), _grade_job, response, problem.answer,
-                                           self.options.get("box") or "first", self.options.get("compat"),
-                                           problem.meta.get("dimensions"))
-        return _with_key(grade)
+        future = grading_pool.submit(_grade_job, response, problem.answer, self.options.get("box") or "first",
+                                     self.options.get("compat"), problem.meta.get("dimensions"))
+        return _with_key(await asyncio.wrap_future(future))
 
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""

@@ -1,0 +1,36 @@
+"""The shared grading pool: input order, serial = pool, and the last-resort timeout guard."""
+
+import math
+import time
+
+from physeval.grading import pool
+
+
+def test_grade_many_keeps_input_order_and_equals_serial() -> None:
+    items = [12, 3, 17, 0, 25, 8, 1]
+    expected = [math.factorial(n) for n in items]
+    assert pool.grade_many(math.factorial, items, processes=0) == expected
+    assert pool.grade_many(math.factorial, items, processes=2) == expected
+    grouped = pool.grade_many(math.factorial, items, processes=2, group=lambda n: n % 3)
+    assert grouped == expected  # grouping changes the submission order, never the result order
+
+
+def test_a_hung_item_becomes_the_timeout_result_and_the_others_still_finish() -> None:
+    start = time.monotonic()
+    results = pool.grade_many(time.sleep, [0, 60, 0, 0], processes=2, timeout=2.0, on_timeout=lambda _: "timeout")
+    assert results == [None, "timeout", None, None]
+    assert time.monotonic() - start < 45  # the 60 s item was killed, not waited for
+
+
+def test_timeout_needs_an_explicit_result() -> None:
+    try:
+        pool.grade_many(abs, [1, -1], processes=2, timeout=1.0)
+    except ValueError as exc:
+        assert "on_timeout" in str(exc)
+    else:
+        raise AssertionError("a timeout without on_timeout must be refused")
+
+
+def test_submit_runs_in_the_shared_pool() -> None:
+    assert pool.submit(math.factorial, 10).result(timeout=120) == 3628800
+    assert pool.worker_count() >= 1
