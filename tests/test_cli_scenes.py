@@ -25,7 +25,8 @@ out.release()
 def test_sandbox_check_reports_isolation(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sandbox", "check"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["mode"] in ("namespaces", "fallback") and "warnings" in report
+    assert report["mode"] in ("bwrap", "namespaces") and "warnings" in report  # auto: an isolating backend
+    assert report["properties"]["network"]["state"] == "on" and report["properties"]["ipc"]["state"] == "on"
 
 
 def test_render_reports_the_stage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
