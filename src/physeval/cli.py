@@ -89,8 +89,17 @@ def _task_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
+    from physeval.version import __version__
+
     parser = argparse.ArgumentParser(prog="physeval", description="Evaluate language models on physics.")
+    parser.add_argument("--version", action="version", version=f"physeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    models = sub.add_parser("models", help="list the models a server offers",
+                            description="GET /v1/models of an OpenAI-compatible server and list what it serves.")
+    models.add_argument("--base-url", required=True, help="server URL ending in /v1")
+    models.add_argument("--api-key", help="API key (default: none sent to a local server)")
+    models.set_defaults(func=_cmd_models)
 
     run = sub.add_parser("run", help="run a task on a model (resumable)",
                          description="Run TASK on a model, store every sample, print and save the summary.")
@@ -119,6 +128,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="skip the check of the endpoint, key and model name before the first request")
     run.add_argument("--force", action="store_true",
                      help="resume even though sampling or task options differ from the recorded ones (both are recorded)")
+    run.add_argument("--config", metavar="RUN.yaml",
+                     help="a YAML file of run options (any flag name, plus task_options: {...}); flags override it")
+    run.add_argument("--stop", action="append", metavar="TEXT", help="a stop sequence (repeatable)")
+    run.add_argument("--model-args", action="append", metavar="KEY=VALUE",
+                     help="extra request fields, e.g. top_k=20 min_p=0 repetition_penalty=1.05 (repeatable; "
+                          "values are JSON when they parse)")
+    run.add_argument("--extra-body", metavar="JSON",
+                     help="extra request fields as one JSON object, e.g. "
+                          "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}'")
+    run.add_argument("--sample-strategy", choices=["first", "random", "stratified"],
+                     help="which --limit problems: the first (default), a seeded random choice, or stratified "
+                          "by domain/tag/level")
+    run.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens (cost line)")
+    run.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
     _add_task_options(run)
     run.set_defaults(func=_cmd_run)
 
@@ -166,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_variation_commands(sub)
     _add_analysis_commands(sub)
     _add_scene_commands(sub)
+    _add_build_commands(sub)
     return parser
 
 
@@ -225,6 +249,13 @@ def _add_scene_commands(sub: Any) -> None:
     agreement.set_defaults(func=_cmd_agreement)
 
 
+def _add_build_commands(sub: Any) -> None:
+    """``physeval build scenes | import-review | prompts`` (see :mod:`physeval.build.command`)."""
+    from physeval.build.command import add_build_parser
+
+    add_build_parser(sub)
+
+
 def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any]]:
     """Merge explicit flags over a resumed run's stored invocation over defaults."""
     from physeval.evaluate import DEFAULT_MODEL, DEFAULT_TASK
@@ -239,10 +270,93 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
             meta = store.run_meta()
             stored = dict(meta.invocation) if meta is not None else {}
     explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
-    merged = {**stored, **{k: v for k, v in explicit.items() if v is not False}}
+    from_file = _read_run_config(args.config, set(vars(args))) if getattr(args, "config", None) else {}
+    merged = {**stored, **from_file, **{k: v for k, v in explicit.items() if v is not False}}
+    if from_file.get("task_option") or stored.get("task_option"):  # -T pairs accumulate, flags last
+        merged["task_option"] = [*stored.get("task_option", []), *from_file.get("task_option", []),
+                                 *(explicit.get("task_option") or [])]
     task = merged.get("task") or DEFAULT_TASK
     model = merged.get("model") or DEFAULT_MODEL
     return task, model, run_dir, merged
+
+
+def _read_run_config(path: str, known: set[str]) -> dict[str, Any]:
+    """A ``--config`` YAML: keys are flag names (``max_tokens`` or ``max-tokens``), plus ``task_options``."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise UserError(f"--config {path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"--config {path}: not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"--config {path}: expected a mapping of option names to values")
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = str(key).replace("-", "_")
+        if name == "task_options":
+            if not isinstance(value, dict):
+                raise UserError(f"--config {path}: task_options must be a mapping")
+            out["task_option"] = [f"{k}={_option_text(v)}" for k, v in value.items()]
+        elif name in known and name not in ("help", "func", "config"):
+            out[name] = value
+        else:
+            raise UserError(f"--config {path}: unknown option {key!r}")
+    return out
+
+
+def _option_text(value: Any) -> str:
+    return ",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
+
+
+def _extra_body(ns: argparse.Namespace) -> dict[str, Any] | None:
+    """``--extra-body JSON`` merged with ``--model-args k=v`` pairs (values parsed as JSON when they parse)."""
+    body: dict[str, Any] = {}
+    if getattr(ns, "extra_body", None):
+        raw = ns.extra_body if isinstance(ns.extra_body, dict) else None
+        if raw is None:
+            try:
+                raw = json.loads(ns.extra_body)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"--extra-body: not a JSON object ({exc.msg})") from None
+        if not isinstance(raw, dict):
+            raise UserError("--extra-body: expected a JSON object")
+        body.update(raw)
+    for item in getattr(ns, "model_args", None) or []:
+        key, sep, text = str(item).partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--model-args {item!r}: expected KEY=VALUE")
+        try:
+            body[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            body[key.strip()] = text
+    return body or None
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import openai
+
+    async def listing() -> list[str]:
+        client = openai.AsyncOpenAI(base_url=args.base_url, api_key=args.api_key or "EMPTY", max_retries=1,
+                                    timeout=30.0)
+        try:
+            page = await client.models.list()
+            return sorted(m.id for m in page.data)
+        finally:
+            await client.close()
+
+    try:
+        names = asyncio.run(listing())
+    except openai.APIError as exc:
+        raise UserError(f"{args.base_url}: could not list models ({exc})") from None
+    for name in names:
+        print(name)
+    if not names:
+        _console.print("[yellow]the server lists no models[/]")
+    return EXIT_OK
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -258,7 +372,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_connections=ns.max_connections if ns.max_connections is not None else 16, limit=ns.limit,
         use_cache=not ns.no_cache, retry_errors=bool(ns.retry_errors),
         max_consecutive_errors=ns.max_consecutive_errors if ns.max_consecutive_errors is not None else 20,
-        preflight=not ns.no_preflight,
+        preflight=not ns.no_preflight, stop=tuple(ns.stop) if ns.stop else None, extra_body=_extra_body(ns),
+        sample_strategy=ns.sample_strategy or "first", price_in=ns.price_in, price_out=ns.price_out,
     )
     run_dir = run_dir or default_run_dir(task.rsplit(":", 1)[-1], model)
     invocation = {k: v for k, v in merged.items()
@@ -276,6 +391,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                        f"`physeval run --resume {escape(str(run_dir))}`")
         return EXIT_INTERRUPTED
     _print_outcome(summary)
+    _print_tokens(summary, config)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
                    f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
     if result.aborted is not None:
@@ -285,6 +401,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
                            f"`physeval run --resume {escape(str(run_dir))} --retry-errors`")
         return EXIT_ABORTED
     return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+
+
+def _print_tokens(summary: dict[str, Any], config: Any) -> None:
+    """Token totals of the run, and its cost when prices were given."""
+    tokens = (summary.get("provenance") or {}).get("tokens") or {}
+    if not tokens:
+        return
+    line = (f"tokens: {tokens.get('prompt_tokens', 0):,} prompt, {tokens.get('completion_tokens', 0):,} completion "
+            f"({tokens.get('reasoning_tokens', 0):,} reasoning)")
+    cost = summary.get("cost")
+    if cost:
+        line += f"; cost ${cost['total_usd']:.4f} (${cost['price_in']}/M in, ${cost['price_out']}/M out)"
+    _console.print(line)
 
 
 def _print_outcome(summary: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from physeval.models.spec import model_from_spec
 from physeval.problems import Problem
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import build_summary, write_summary
-from physeval.runner import RunConfig, RunResult, grade_into_row, run_task
+from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
 from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.registry import get_task
@@ -40,7 +40,7 @@ DEFAULT_MODEL = "local"
 
 # Run settings that may change on resume without changing what a sample is.
 _RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_errors", "grade_concurrency",
-                     "max_consecutive_errors", "preflight")
+                     "max_consecutive_errors", "preflight", "price_in", "price_out")
 
 
 def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
@@ -162,10 +162,7 @@ def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
                 "task": task_obj.config()}
     _check_run_dir(run_dir, task_obj.name, settings, force=spec.force)
     with RunStore(run_dir) as store:
-        chosen_ids = list(dict.fromkeys(p.id for p in problems))
-        if config.limit is not None:
-            chosen_ids = chosen_ids[: config.limit]
-        chosen = set(chosen_ids)
+        chosen = {p.id for p in select_problems(problems, config.limit, config.sample_strategy, config.seed or 0)}
         previous = store.run_meta()
         store.set_run_meta(RunMeta(
             task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)), model=str(model_label),
@@ -305,6 +302,11 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
         **({"settings_history": settings_history} if settings_history else {}),
         **({"regrades": regrades} if regrades else {}),
     }
+    price_in, price_out = config.get("price_in"), config.get("price_out")
+    if price_in is not None or price_out is not None:
+        tokens = summary["provenance"]["tokens"]
+        total = ((price_in or 0.0) * tokens["prompt_tokens"] + (price_out or 0.0) * tokens["completion_tokens"]) / 1e6
+        summary["cost"] = {"price_in": price_in or 0.0, "price_out": price_out or 0.0, "total_usd": round(total, 6)}
     write_summary(run_dir, summary)
     return summary
 

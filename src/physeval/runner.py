@@ -17,11 +17,12 @@ the run can be resumed once the cause is fixed.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from physeval.cache import ResponseCache, cache_key
 from physeval.errors import ModelError, OptionError, RunAborted
@@ -60,6 +61,11 @@ class RunConfig:
         max_consecutive_errors: The circuit breaker: stop after this many failed samples in a
             row (model or judge failures; 0 disables it).
         preflight: Check the model (and judges) before the first request.
+        extra_body: Further request fields sent as they are (``top_k``, ``min_p``,
+            ``chat_template_kwargs``, ``reasoning_effort``...), from ``--model-args``/``--extra-body``.
+        sample_strategy: Which ``limit`` problems: the ``first``, a seeded ``random`` choice, or
+            ``stratified`` (round-robin over the problems' domain/tag/level/language groups).
+        price_in, price_out: Dollars per million prompt / completion tokens, for the cost line.
     """
 
     samples: int = 1
@@ -75,6 +81,10 @@ class RunConfig:
     grade_concurrency: int | None = None
     max_consecutive_errors: int = 20
     preflight: bool = True
+    extra_body: dict[str, Any] | None = None
+    sample_strategy: Literal["first", "random", "stratified"] = "first"
+    price_in: float | None = None
+    price_out: float | None = None
 
     def __post_init__(self) -> None:
         if self.samples < 1:
@@ -95,7 +105,7 @@ class RunConfig:
     def sampling(self) -> dict[str, Any]:
         """The settings that decide what a sample is (resuming with others is refused)."""
         return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                "seed": self.seed, "stop": list(self.stop) if self.stop else None}
+                "seed": self.seed, "stop": list(self.stop) if self.stop else None, "extra_body": self.extra_body}
 
 
 @dataclass
@@ -120,18 +130,49 @@ class RunResult:
     preflight: str = ""
 
 
-def select_problems(problems: Sequence[Problem], limit: int | None) -> list[Problem]:
-    """The first ``limit`` distinct problem ids, keeping every variant of each."""
-    if limit is None:
+STRATA = ("domain", "tag", "level", "language")
+"""Problem meta fields ``stratified`` selection groups by (the first one the problems carry)."""
+
+
+def select_problems(problems: Sequence[Problem], limit: int | None, strategy: str = "first",
+                    seed: int = 0) -> list[Problem]:
+    """``limit`` distinct problem ids (every variant of each), in the problems' order.
+
+    ``first`` takes the first ones; ``random`` a seeded sample; ``stratified`` goes round-robin
+    over the groups of the first meta field of :data:`STRATA` the problems carry, so each group
+    keeps its share (a seeded order within each group).
+    """
+    ids = list(dict.fromkeys(p.id for p in problems))
+    if limit is None or limit >= len(ids):
         return list(problems)
-    kept: set[str] = set()
-    out = []
-    for p in problems:
-        if p.id not in kept and len(kept) >= limit:
-            continue
-        kept.add(p.id)
-        out.append(p)
-    return out
+    if strategy == "first":
+        chosen = set(ids[:limit])
+    elif strategy == "random":
+        chosen = set(random.Random(seed).sample(ids, limit))
+    elif strategy == "stratified":
+        chosen = set(_stratified(problems, ids, limit, seed))
+    else:
+        raise OptionError(f"sample_strategy must be first, random or stratified, not {strategy!r}")
+    return [p for p in problems if p.id in chosen]
+
+
+def _stratified(problems: Sequence[Problem], ids: list[str], limit: int, seed: int) -> list[str]:
+    first = {p.id: p for p in problems if p.variant == "0"} or {p.id: p for p in problems}
+    key = next((k for k in STRATA if any(k in (p.meta or {}) for p in first.values())), None)
+    groups: dict[str, list[str]] = {}
+    for pid in ids:
+        meta = first[pid].meta if pid in first else {}
+        groups.setdefault(str(meta.get(key, "")) if key else "", []).append(pid)
+    rng = random.Random(seed)
+    for members in groups.values():
+        rng.shuffle(members)
+    picked: list[str] = []
+    queues = [groups[g] for g in sorted(groups)]
+    while len(picked) < limit:
+        for queue in queues:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return picked
 
 
 def plan_keys(problems: Sequence[Problem], samples: int) -> list[tuple[Problem, int]]:
@@ -141,9 +182,13 @@ def plan_keys(problems: Sequence[Problem], samples: int) -> list[tuple[Problem, 
 
 def sampling_params(config: RunConfig, sample: int) -> dict[str, Any]:
     """The keyword arguments of ``Model.generate`` for sample index ``sample``."""
-    return {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens,
-            "seed": None if config.seed is None else config.seed + sample,
-            "stop": list(config.stop) if config.stop else None}
+    params: dict[str, Any] = {"temperature": config.temperature, "top_p": config.top_p,
+                              "max_tokens": config.max_tokens,
+                              "seed": None if config.seed is None else config.seed + sample,
+                              "stop": list(config.stop) if config.stop else None}
+    if config.extra_body:
+        params["extra_body"] = dict(config.extra_body)  # only when set: the cache keys of older runs hold
+    return params
 
 
 class _Breaker:
@@ -184,7 +229,8 @@ async def run_task(
     """
     owns_store = not isinstance(run_dir, RunStore)
     store = RunStore(run_dir) if owns_store else run_dir  # type: ignore[arg-type]
-    chosen = select_problems(problems if problems is not None else task.load(), config.limit)
+    chosen = select_problems(problems if problems is not None else task.load(), config.limit,
+                             config.sample_strategy, config.seed or 0)
     items = plan_keys(chosen, config.samples)
     result = RunResult(run_dir=store.run_dir, planned=len(items), started_at=time.time())
     try:

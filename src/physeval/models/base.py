@@ -112,6 +112,7 @@ class Model(Protocol):
         max_tokens: int | None = None,
         seed: int | None = None,
         stop: list[str] | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> list[Completion]:
         """Sample ``n`` completions for ``messages``; raise :class:`ModelError` on failure."""
         ...

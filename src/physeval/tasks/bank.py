@@ -15,7 +15,7 @@ from physeval.problems import Problem
 from physeval.tasks.tracks.numeric import NumericOptions, NumericTask
 from physeval.tasks.options import option
 from physeval.tasks.registry import register_task
-from physeval.variation.bank import bank_problems
+from physeval.variation.bank import bank_problems, load_bank
 
 __all__ = ["BankNumeric"]
 
@@ -41,3 +41,17 @@ class BankNumeric(NumericTask):
 
     def load(self) -> list[Problem]:
         return bank_problems("numeric", variants=self.opts.variants, seed=self.opts.variant_seed)
+
+    def fewshot_pool(self) -> list[tuple[str, str, str]]:
+        """One worked example per template, drawn from another seed than the run's own variants."""
+        solutions = {t.id: "; ".join(t.solution) for t in load_bank("numeric")}
+        pool = []
+        for problem in bank_problems("numeric", variants=2, seed=self.opts.variant_seed + 7919):
+            if problem.variant != "1":
+                continue
+            template = str(problem.meta.get("template"))
+            unit = problem.meta.get("unit_latex") or problem.meta.get("unit") or ""
+            answer = (f"The answer follows from {solutions.get(template, 'the relation above')} with the given "
+                      f"values, so the result is \\boxed{{{problem.answer}\\ {unit}}}.")
+            pool.append((template, problem.question, answer))
+        return pool

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
@@ -36,6 +37,19 @@ class GradeContext:
     run_dir: Path | None = None
     sample: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+def _text_or_file(value: str | None) -> str | None:
+    """A system prompt given as text, or as the path of a file holding it."""
+    if not value:
+        return None
+    candidate = Path(value).expanduser()
+    try:
+        if len(value) < 4096 and candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    return value
 
 
 def read_prompt_file(path: str | Path | None) -> str | None:
@@ -81,6 +95,9 @@ class Task:
         self.prompt_template = read_prompt_file(self.opts.prompt_file) or self.default_prompt
         self.options: dict[str, Any] = {f.name: getattr(self.opts, f.name) for f in dataclasses.fields(self.opts)
                                         if f.name not in ("data", "prompt_file")}
+        self.system_prompt = _text_or_file(self.opts.system_prompt)
+        if self.opts.fewshot < 0:
+            raise TaskError(f"fewshot must be 0 or more, not {self.opts.fewshot}")
 
     # -- the flow -------------------------------------------------------------------------
     def load(self) -> list[Problem]:
@@ -88,8 +105,39 @@ class Task:
         raise NotImplementedError
 
     def prompt(self, problem: Problem) -> list[Message]:
-        """Chat messages for ``problem``."""
-        return [{"role": "user", "content": self.prompt_template.replace("{question}", problem.question)}]
+        """Chat messages for ``problem``: the system prompt (if any), the few-shot examples, the question."""
+        messages: list[Message] = []
+        if self.system_prompt:
+            messages.append({"role": "system", "content": self.system_prompt})
+        for question, answer in self.fewshot_examples(problem):
+            messages.append({"role": "user", "content": self.prompt_template.replace("{question}", question)})
+            messages.append({"role": "assistant", "content": answer})
+        messages.append({"role": "user", "content": self.prompt_template.replace("{question}", problem.question)})
+        return messages
+
+    def fewshot_pool(self) -> list[tuple[str, str, str]] | None:
+        """Worked examples ``(group, question, answer)`` for ``--fewshot``; ``None``: this task has none.
+
+        ``group`` keeps an example from being shown with a question of the same group (the same
+        template, say), so no example gives its own answer away.
+        """
+        return None
+
+    def fewshot_examples(self, problem: Problem) -> list[tuple[str, str]]:
+        """The ``fewshot`` examples shown before ``problem``: the same for every sample, chosen by a
+        hash of the problem id, never from the problem's own group."""
+        if self.opts.fewshot == 0:
+            return []
+        pool = self._fewshot_cache if hasattr(self, "_fewshot_cache") else None
+        if pool is None:
+            pool = self.fewshot_pool()
+            if pool is None:
+                raise TaskError(f"{self.name} has no few-shot pool: --fewshot needs a task that provides worked examples")
+            self._fewshot_cache = pool
+        own = str(problem.meta.get("template", problem.id))
+        candidates = sorted((e for e in pool if e[0] != own),
+                            key=lambda e: hashlib.sha256(f"{problem.id}|{e[0]}|{e[1]}".encode()).hexdigest())
+        return [(q, a) for _, q, a in candidates[: self.opts.fewshot]]
 
     def grade(self, problem: Problem, response: str) -> Grade:
         """Grade one response (pure, synchronous)."""

@@ -33,6 +33,8 @@ class TaskOptions:
 
     data: str | None = option(None, "dataset file or folder (tasks that need one)")
     prompt_file: str | None = option(None, "prompt template file with a {question} placeholder")
+    system_prompt: str | None = option(None, "a system message (text, or a file holding it) sent before the question")
+    fewshot: int = option(0, "worked examples shown before each question (tasks with a few-shot pool)")
 
 
 def option_fields(cls: type[TaskOptions]) -> list[tuple[dataclasses.Field[Any], Any]]:

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any, ClassVar, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Sequence
 
 from physeval.grading import pool as grading_pool
 from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
 from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
 from physeval.problems import Problem
 from physeval.tasks.base import GradeContext, Task, TaskError
+from physeval.tasks.options import TaskOptions, option
 from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
 from physeval.tasks.registry import register_task
 from physeval.variation.bank import bank_problems
@@ -38,6 +40,23 @@ def _grade_job(response: str, reference: str, box: str, compat: str | None,
     return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions)
 
 
+@dataclass(frozen=True)
+class SymbolicOptions(TaskOptions):
+    """Options of the symbolic track."""
+
+    box: Literal["first", "last"] = option("first", "which \\boxed{} is the final answer (PHYBench: first)")
+    compat: Literal["phybench"] | None = option(None, "reproduce the PHYBench pipeline's conversions")
+    grading_processes: int | None = option(None, "symbolic: grading worker processes (0: in this process)")
+
+
+@dataclass(frozen=True)
+class BankSymbolicOptions(SymbolicOptions):
+    """The symbolic track's options and the structural variants of the bank."""
+
+    variants: int = option(1, "variants per template with structure parameters (default 1)")
+    variant_seed: int = option(0, "seed of the problem variation (default 0)")
+
+
 class SymbolicTask(Task):
     """A task whose answers are one LaTeX expression.
 
@@ -45,22 +64,23 @@ class SymbolicTask(Task):
     ``grading_processes`` (0 grades in this process; default: a pool of one per core).
     """
 
+    Options: ClassVar[type[TaskOptions]] = SymbolicOptions
+    opts: SymbolicOptions
     track = "symbolic"
     breakdowns: ClassVar[tuple[str, ...]] = ("tag",)
     default_prompt = PHYBENCH_PROMPT
 
     def grade(self, problem: Problem, response: str) -> SymbolicGrade:
         """Equivalence and EED against the reference, with a dimension check when declared."""
-        grade = _grade_job(response, problem.answer, self.options.get("box") or "first",
-                           self.options.get("compat"), problem.meta.get("dimensions"))
+        grade = _grade_job(response, problem.answer, self.opts.box, self.opts.compat, problem.meta.get("dimensions"))
         return _with_key(grade)
 
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
         """Grade in the shared worker pool (:mod:`physeval.grading.pool`) so the event loop keeps moving."""
-        if self.options.get("grading_processes") == 0:
+        if self.opts.grading_processes == 0:
             return self.grade(problem, response)
-        future = grading_pool.submit(_grade_job, response, problem.answer, self.options.get("box") or "first",
-                                     self.options.get("compat"), problem.meta.get("dimensions"))
+        future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
+                                     problem.meta.get("dimensions"))
         return _with_key(await asyncio.wrap_future(future))
 
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
@@ -104,14 +124,15 @@ class PhyBench(SymbolicTask):
 class BankSymbolic(SymbolicTask):
     """physeval's original symbolic templates; templates with structure parameters vary."""
 
+    Options = BankSymbolicOptions
+    opts: BankSymbolicOptions
     name = "bank-symbolic"
     description = "physeval's original symbolic bank: 34 templates, accuracy + EED + dimension check, offline"
     breakdowns = ("domain", "level")
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.dynamic = int(self.options.get("variants") or 1) > 1
+        self.dynamic = self.opts.variants > 1
 
     def load(self) -> list[Problem]:
-        return bank_problems("symbolic", variants=int(self.options.get("variants") or 1),
-                             seed=int(self.options.get("seed") or 0))
+        return bank_problems("symbolic", variants=self.opts.variants, seed=self.opts.variant_seed)

@@ -73,7 +73,7 @@ class SceneOptions(TaskOptions):
     render_timeout: float = option(120.0, "scene: wall-clock seconds per program (default 120)")
     render_workers: int = option(2, "scene: renders in parallel (default 2)")
     executor: Literal["local", "ray"] = option("local", "scene: where renders run")
-    code_pick: Literal["first", "last"] = option("first", "scene: which fenced python block is the program")
+    code_pick: Literal["first", "last", "longest"] = option("first", "scene: which fenced python block is the program")
     sandbox: str = option("auto", "scene: sandbox backend (auto, bwrap, namespaces, none)")
 
 
@@ -103,9 +103,12 @@ class SceneTask(Task):
     # -- prompt ---------------------------------------------------------------------------
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
         """The scene prompt: a self-contained program writing an MP4 to ``sys.argv[1]``."""
+        messages = scene_prompt(problem.question)  # its system message carries the sandbox rules: always kept
+        if self.system_prompt:
+            messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{self.system_prompt}"}
         if self.prompt_template != self.default_prompt:
-            return super().prompt(problem)
-        return scene_prompt(problem.question)
+            messages[-1] = {"role": "user", "content": self.prompt_template.replace("{question}", problem.question)}
+        return messages
 
     # -- grading --------------------------------------------------------------------------
     @property

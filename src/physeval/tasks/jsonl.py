@@ -1,0 +1,120 @@
+"""``jsonl``: a user's own numeric or symbolic dataset, one ``{id, question, answer, ...}`` a line.
+
+Why: the first thing a harness user does is point it at their own file. Each line holds ``id``,
+``question`` and ``answer``, and optionally ``variant`` (dynamic families: ``dynamic`` metrics
+follow), ``unit`` (numeric: the required unit, added to the question as an ABench-style
+instruction when it has none), ``tags`` (a string or a list; metrics are broken down by the
+first) and ``meta`` (kept on the problem). ``-T kind=symbolic`` grades LaTeX expressions with
+equivalence and EED instead of numbers. A malformed line is an error naming the line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Sequence
+
+from physeval.errors import DataError, DataNotFoundError
+from physeval.grading.numeric import grade_numeric
+from physeval.grading.symbolic import grade_symbolic
+from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
+from physeval.problems import Grade, Problem
+from physeval.tasks.base import Task, TaskError
+from physeval.tasks.options import TaskOptions, option
+from physeval.tasks.registry import register_task
+from physeval.tasks.tracks.numeric import ABENCH_PROMPT
+
+__all__ = ["JsonlTask", "JsonlOptions"]
+
+_SYMBOLIC_PROMPT = ("Solve the following physics problem step by step. Put your final answer, a single LaTeX "
+                    "expression, in \\boxed{}.\n\nQuestion: {question}")
+
+
+@dataclass(frozen=True)
+class JsonlOptions(TaskOptions):
+    """Options of the generic JSONL task."""
+
+    kind: Literal["numeric", "symbolic"] = option("numeric", "jsonl: grade numbers (numeric) or LaTeX (symbolic)")
+    rel_tol: float = option(0.01, "numeric: relative tolerance (default 0.01)")
+    strict_format: bool = option(False, "numeric: significant figures and scientific form must also be respected")
+    box: Literal["first", "last"] | None = option(None, "which \\boxed{} is the final answer "
+                                                        "(default: last for numeric, first for symbolic)")
+
+
+@register_task
+class JsonlTask(Task):
+    """A user's JSONL dataset, graded by the numeric or the symbolic track."""
+
+    Options: ClassVar[type[TaskOptions]] = JsonlOptions
+    opts: JsonlOptions
+    name = "jsonl"
+    description = "your own dataset: --data FILE.jsonl of {id, question, answer, [unit], [tags]}; -T kind=symbolic"
+    track = "numeric"
+    breakdowns: ClassVar[tuple[str, ...]] = ("tag",)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if self.prompt_template == self.default_prompt:
+            self.prompt_template = _SYMBOLIC_PROMPT if self.opts.kind == "symbolic" else ABENCH_PROMPT
+
+    def load(self) -> list[Problem]:
+        """Every line of ``--data`` as a problem (``DataError`` naming the first bad line)."""
+        if self.data is None:
+            raise TaskError("jsonl needs --data FILE.jsonl")
+        if not self.data.is_file():
+            raise DataNotFoundError(f"no JSONL file at {self.data}")
+        problems = []
+        for number, line in enumerate(self.data.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                problems.append(self._problem(line, number))
+        self.dynamic = any(p.variant != "0" for p in problems)
+        return problems
+
+    def _problem(self, line: str, number: int) -> Problem:
+        where = f"{self.data} line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where}: not JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise DataError(f"{where}: expected a JSON object")
+        missing = [k for k in ("id", "question", "answer") if record.get(k) in (None, "")]
+        if missing:
+            raise DataError(f"{where}: missing {', '.join(missing)}")
+        question = str(record["question"])
+        meta: dict[str, Any] = dict(record.get("meta") or {})
+        unit = record.get("unit")
+        if unit and self.opts.kind == "numeric":
+            meta["unit"] = str(unit)
+            if "expressed" not in question and "单位" not in question:
+                question = f"{question} (Results should be expressed with units of $ \\mathrm{{{unit}}} $)"
+        tags = record.get("tags")
+        if tags:
+            meta["tag"] = str(tags[0] if isinstance(tags, list) else tags)
+            meta["tags"] = tags
+        return Problem(id=str(record["id"]), question=question, answer=str(record["answer"]),
+                       variant=str(record.get("variant", "0")), meta=meta)
+
+    def grade(self, problem: Problem, response: str) -> Grade:
+        """Numeric or symbolic grading, as ``kind`` says, with answer classes for maj@K."""
+        if self.opts.kind == "symbolic":
+            grade = grade_symbolic(response, problem.answer, box=self.opts.box or "first",
+                                   dimensions=problem.meta.get("dimensions"))
+            key = "=reference" if grade.equivalent else ("".join(grade.extracted.split()) if grade.extracted else None)
+        else:
+            grade = grade_numeric(response, problem.answer, problem.question, rel_tol=self.opts.rel_tol,
+                                  strict_format=self.opts.strict_format, box=self.opts.box or "last")
+            key = f"{grade.predicted:.3g}" if grade.predicted is not None else None
+        from dataclasses import replace
+
+        return replace(grade, answer_key=key)
+
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """The base metrics; ``eed_mean`` too for symbolic data."""
+        base = super().metrics(outcomes)
+        return base | mean_score_metric(outcomes, "eed_mean", scale=100.0) if self.opts.kind == "symbolic" else base
+
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Per group: the base group metrics, ``eed_mean`` too for symbolic data."""
+        base = super().group_metrics(outcomes)
+        return base | mean_score_metric(outcomes, "eed_mean", scale=100.0) if self.opts.kind == "symbolic" else base
