@@ -1,9 +1,7 @@
 """Symbolic tasks: ``phybench`` (PHYBench, arXiv 2504.16074) and ``bank-symbolic``.
 
-The model ends with one LaTeX expression; graded by equivalence (numeric probe, then
-budgeted simplification: never wall-clock) and the EED score. Grading runs in the one shared
-worker pool of :mod:`physeval.grading.pool` (SymPy holds the GIL; workers start once per run and
-keep their caches), with results identical to serial grading.
+The model ends with one LaTeX expression, graded by the symbolic track
+(:mod:`physeval.tasks.tracks.symbolic`: equivalence and EED); this module holds only loaders.
 
 Data for ``phybench``: ``--data`` PHYBench-fullques_v1.json (or its folder), or
 ``--data hf:Eureka-Lab/PHYBench`` when online. Public source: Hugging Face
@@ -12,42 +10,18 @@ Data for ``phybench``: ``--data`` PHYBench-fullques_v1.json (or its folder), or
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Sequence
+from typing import Any
 
-from physeval.grading import pool as grading_pool
-from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
-from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
 from physeval.problems import Problem
-from physeval.tasks.base import GradeContext, Task, TaskError
-from physeval.tasks.options import TaskOptions, option
+from physeval.tasks.base import TaskError
+from physeval.tasks.options import option
 from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
 from physeval.tasks.registry import register_task
+from physeval.tasks.tracks.symbolic import PHYBENCH_PROMPT, SymbolicOptions, SymbolicTask
 from physeval.variation.bank import bank_problems
 
-__all__ = ["SymbolicTask", "PhyBench", "BankSymbolic", "PHYBENCH_PROMPT"]
-
-PHYBENCH_PROMPT = (
-    "Please read the following question and provide a step-by-step solution. Put your final answer, "
-    "which must be a readable latex formula, in a structure \\boxed{}.\n\nQuestion: {question}\n\nAnswer:"
-)
-
-
-def _grade_job(response: str, reference: str, box: str, compat: str | None,
-               dimensions: dict[str, str] | None) -> SymbolicGrade:
-    return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions)
-
-
-@dataclass(frozen=True)
-class SymbolicOptions(TaskOptions):
-    """Options of the symbolic track."""
-
-    box: Literal["first", "last"] = option("first", "which \\boxed{} is the final answer (PHYBench: first)")
-    compat: Literal["phybench"] | None = option(None, "reproduce the PHYBench pipeline's conversions")
-    grading_processes: int | None = option(None, "symbolic: grading worker processes (0: in this process)")
-
+__all__ = ["PhyBench", "BankSymbolic", "BankSymbolicOptions", "SymbolicTask", "PHYBENCH_PROMPT"]
 
 @dataclass(frozen=True)
 class BankSymbolicOptions(SymbolicOptions):
@@ -55,52 +29,6 @@ class BankSymbolicOptions(SymbolicOptions):
 
     variants: int = option(1, "variants per template with structure parameters (default 1)")
     variant_seed: int = option(0, "seed of the problem variation (default 0)")
-
-
-class SymbolicTask(Task):
-    """A task whose answers are one LaTeX expression.
-
-    Options: ``box`` (``first``, as published), ``compat`` (None or ``phybench``),
-    ``grading_processes`` (0 grades in this process; default: a pool of one per core).
-    """
-
-    Options: ClassVar[type[TaskOptions]] = SymbolicOptions
-    opts: SymbolicOptions
-    track = "symbolic"
-    breakdowns: ClassVar[tuple[str, ...]] = ("tag",)
-    default_prompt = PHYBENCH_PROMPT
-
-    def grade(self, problem: Problem, response: str) -> SymbolicGrade:
-        """Equivalence and EED against the reference, with a dimension check when declared."""
-        grade = _grade_job(response, problem.answer, self.opts.box, self.opts.compat, problem.meta.get("dimensions"))
-        return _with_key(grade)
-
-    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
-        """Grade in the shared worker pool (:mod:`physeval.grading.pool`) so the event loop keeps moving."""
-        if self.opts.grading_processes == 0:
-            return self.grade(problem, response)
-        future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
-                                     problem.meta.get("dimensions"))
-        return _with_key(await asyncio.wrap_future(future))
-
-    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
-        """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""
-        return super().metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
-
-    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
-        """Per group: accuracy, avg@K, pass@K and eed_mean."""
-        return super().group_metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
-
-
-def _with_key(grade: SymbolicGrade) -> SymbolicGrade:
-    """maj@K classes: every equivalent answer is one class; other answers by their text."""
-    if grade.equivalent:
-        key = "=reference"
-    elif grade.extracted is not None:
-        key = "".join(grade.extracted.split())
-    else:
-        key = None
-    return dataclasses.replace(grade, answer_key=key)
 
 
 @register_task

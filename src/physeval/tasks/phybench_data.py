@@ -10,13 +10,12 @@ OPTICS, ADVANCED) is the domain.
 
 from __future__ import annotations
 
-from physeval.errors import DataError, DataNotFoundError, MissingExtraError
-
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from physeval.errors import DataError, DataNotFoundError, MissingExtraError
 from physeval.problems import Problem
 
 __all__ = ["DEFAULT_FILE", "HF_DATASET_ID", "load_phybench", "load_phybench_hf", "merge_records", "record_to_problem"]

@@ -1,0 +1,253 @@
+"""The scene track (SimuScene style): the model writes a program that renders a physical scenario.
+
+Each response goes through: code extraction -> isolated render (sandbox, bounded process
+pool, or Ray tasks) -> video checks (the stage ladder of :mod:`physeval.scenes.render`) ->
+vision-language judges answering the scenario's yes/no verification questions. A sample is
+correct only when the video is playable and every question is judged true. ``text`` judge
+mode is the paper's LLM-as-judge ablation: the judge reads the code, nothing is rendered.
+Benchmarks (``simuscene``, ``bank-scene``) subclass :class:`SceneTask` and keep only loaders.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import threading
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar, Literal, Sequence
+
+from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
+from physeval.models.spec import model_from_spec
+from physeval.problems import Grade, Problem
+from physeval.scenes.judge import judge_video
+from physeval.scenes.prompt import extract_code, scene_prompt
+from physeval.scenes.render import Render, render_program
+from physeval.tasks.base import GradeContext, Task, TaskError
+from physeval.tasks.options import TaskOptions, option
+
+__all__ = ["SceneGrade", "SceneTask", "SceneOptions"]
+
+_STAGE_ORDER = ("no_code", "sandbox_error", "timeout", "error", "executable", "rendered", "playable")
+
+
+@dataclass(frozen=True)
+class SceneGrade(Grade):
+    """One scene sample: how far the program got, and what the judges said.
+
+    Attributes:
+        stage: The render stage reached (see :mod:`physeval.scenes.render`).
+        executable / rendered / playable: The stage flags used for the rate metrics.
+        judged: Whether judges were asked (playable videos, or any code in text mode).
+        render: The full render record (exit status, signal, time, memory, stderr tail, video facts).
+        judge: The full judge verdict (per-judge answers, votes, cost), when judged.
+        judge_tokens / judge_seconds: The judges' cost for this sample.
+    """
+
+    stage: str = "no_code"
+    executable: bool = False
+    rendered: bool = False
+    playable: bool = False
+    judged: bool = False
+    render: dict[str, Any] = field(default_factory=dict)
+    judge: dict[str, Any] | None = None
+    judge_tokens: int = 0
+    judge_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class SceneOptions(TaskOptions):
+    """Options of the scene track."""
+
+    judge: tuple[str, ...] = option((), "scene: judge model, e.g. openai/NAME (repeat for an ensemble)")
+    judge_base_url: str | None = option(None, "scene: judge server URL")
+    judge_mode: Literal["frames", "video", "text"] = option("frames", "scene: how the judge sees a sample")
+    judge_video: bool = option(False, "scene: send the video, not frames (judge_mode=video)")
+    judge_frames: int = option(16, "scene: frames sampled per video (default 16)")
+    aggregation: Literal["binary", "ratio"] = option("binary", "scene: how question verdicts combine")
+    render_timeout: float = option(120.0, "scene: wall-clock seconds per program (default 120)")
+    render_workers: int = option(2, "scene: renders in parallel (default 2)")
+    executor: Literal["local", "ray"] = option("local", "scene: where renders run")
+    code_pick: Literal["first", "last", "longest"] = option("first", "scene: which fenced python block is the program")
+    sandbox: str = option("auto", "scene: sandbox backend (auto, bwrap, namespaces, none)")
+
+
+class SceneTask(Task):
+    """Shared flow of the scene tasks.
+
+    Options: ``judge`` (list of model specs; none = render-only, accuracy not measured),
+    ``judge_base_url``, ``judge_mode`` (``frames``/``video``/``text``; ``judge_video`` = video),
+    ``judge_frames`` (16), ``aggregation`` (``binary``/``ratio``), ``render_timeout`` (120 s),
+    ``render_workers`` (2), ``executor`` (``local``/``ray``), ``code_pick`` (``first``),
+    ``sandbox`` (``auto``; or ``bwrap``, ``namespaces``, ``none``: see :mod:`physeval.scenes.sandbox`).
+    """
+
+    Options: ClassVar[type[TaskOptions]] = SceneOptions
+    opts: SceneOptions
+    track = "scene"
+    breakdowns: ClassVar[tuple[str, ...]] = ("domain", "level")
+    default_prompt = "{question}"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._pool: concurrent.futures.Executor | None = None
+        self._judges: list[Any] | None = None
+        self._judges_lock = threading.Lock()  # judges and the render pool are each built once, even from threads
+        self._pool_lock = threading.Lock()
+
+    # -- prompt ---------------------------------------------------------------------------
+    def prompt(self, problem: Problem) -> list[dict[str, Any]]:
+        """The scene prompt: a self-contained program writing an MP4 to ``sys.argv[1]``."""
+        messages = scene_prompt(problem.question)  # its system message carries the sandbox rules: always kept
+        if self.system_prompt:
+            messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{self.system_prompt}"}
+        if self.prompt_template != self.default_prompt:
+            messages[-1] = {"role": "user", "content": self.prompt_template.replace("{question}", problem.question)}
+        return messages
+
+    # -- grading --------------------------------------------------------------------------
+    @property
+    def judge_mode(self) -> str:
+        """``frames`` (default), ``video`` or ``text``."""
+        return "video" if self.opts.judge_video else self.opts.judge_mode
+
+    def judges(self) -> list[Any]:
+        """The judge models named by ``--judge`` (built once)."""
+        if self._judges is None:
+            with self._judges_lock:
+                if self._judges is None:
+                    self._judges = [model_from_spec(s, base_url=self.opts.judge_base_url) for s in self.opts.judge]
+        return self._judges
+
+    async def preflight(self) -> None:
+        """Check every judge before the first sample (a dead judge stops the run at once)."""
+        for judge in self.judges():
+            check = getattr(judge, "preflight", None)
+            if check is not None:
+                await check()
+
+    def grade_error_kind(self, grade: Grade) -> str:
+        """``judge`` when the judges failed on a playable video, else ``grader``."""
+        return "judge" if getattr(grade, "judged", False) or (getattr(grade, "judge", None) is not None) else "grader"
+
+    def grade(self, problem: Problem, response: str) -> Grade:
+        """Synchronous grading (renders in this process); the runner uses :meth:`agrade`."""
+        return asyncio.run(self.agrade(problem, response, GradeContext()))
+
+    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SceneGrade:
+        """Extract, render (off the event loop, in the pool), check, then judge."""
+        code = extract_code(response, pick=self.opts.code_pick)
+        if self.judge_mode == "text":
+            return await self._judge_text(problem, code)
+        video_dir = (context.run_dir / "videos") if context.run_dir else None
+        video_name = f"{_safe(problem.id)}_v{_safe(problem.variant)}_s{context.sample}.mp4"
+        render = await self._render(code, video_dir, video_name)
+        base = dict(stage=render.stage, executable=render.executable, rendered=render.rendered,
+                    playable=render.playable, render=render.to_dict(), extracted=code)
+        if not render.playable:
+            return SceneGrade(correct=False, outcome=render.stage, reason=render.reason or render.stage, score=0.0,
+                              **base)
+        judges = self.judges()
+        if not judges:
+            return SceneGrade(correct=False, outcome="unjudged", score=0.0,
+                              reason="playable; no --judge given, so the questions were not asked", **base)
+        verdict = await judge_video(
+            questions=problem.meta.get("questions") or [], judges=judges, video_path=render.video_path,
+            mode=self.judge_mode, aggregation=self.opts.aggregation,
+            n_frames=self.opts.judge_frames, summarize=problem.meta.get("summarize"),
+            scenario=problem.question,
+        )
+        return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
+                          score=verdict.score, judged=True, judge=verdict.to_dict(),
+                          judge_tokens=verdict.prompt_tokens + verdict.completion_tokens,
+                          judge_seconds=verdict.judge_seconds, **base)
+
+    async def _judge_text(self, problem: Problem, code: str | None) -> SceneGrade:
+        if code is None:
+            return SceneGrade(correct=False, outcome="no_code", reason="no program in the reply", score=0.0)
+        judges = self.judges()
+        if not judges:
+            raise TaskError("--judge-mode text needs at least one --judge")
+        verdict = await judge_video(questions=problem.meta.get("questions") or [], judges=judges, code=code,
+                                    mode="text", aggregation=self.opts.aggregation,
+                                    summarize=problem.meta.get("summarize"), scenario=problem.question)
+        per_question = verdict.per_question
+        executes, saves = bool(per_question.get("executes")), bool(per_question.get("saves_video"))
+        return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
+                          score=verdict.score, stage="judged_text", executable=executes, rendered=saves,
+                          playable=saves, judged=True, judge=verdict.to_dict(), extracted=code,
+                          judge_tokens=verdict.prompt_tokens + verdict.completion_tokens,
+                          judge_seconds=verdict.judge_seconds)
+
+    async def _render(self, code: str | None, video_dir: Any, video_name: str) -> Render:
+        timeout = self.opts.render_timeout
+        sandbox = self.opts.sandbox
+        if code is None:
+            return render_program(None)
+        if self.opts.executor == "ray":
+            return await _ray_render(code, timeout, video_dir, video_name, sandbox)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._render_pool(), _render_job, code, timeout,
+                                          str(video_dir) if video_dir else None, video_name, sandbox)
+
+    def _render_pool(self) -> concurrent.futures.Executor:
+        if self._pool is None:
+            with self._pool_lock:
+                if self._pool is None:
+                    workers = self.opts.render_workers
+                    self._pool = concurrent.futures.ProcessPoolExecutor(
+                        max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    # -- metrics --------------------------------------------------------------------------
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level."""
+        metrics = _scene_metrics(outcomes)
+        for key in self.breakdowns:
+            metrics |= breakdown_metrics(outcomes, key, self.group_metrics)
+        return metrics
+
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Per group: the same scene metrics as the whole run."""
+        return _scene_metrics(outcomes)
+
+
+def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """Rates of the render stages and accuracy, reduced per item then per problem like every
+    metric (see :mod:`physeval.metrics`); judge cost per judged sample, over judged samples only."""
+    def flag(name: str) -> Callable[[SampleOutcome], bool]:
+        return lambda o: bool((o.grade or {}).get(name))
+
+    metrics = (rate_metrics(outcomes, "executable_rate", flag("executable"))
+               | rate_metrics(outcomes, "render_rate", flag("rendered"))
+               | rate_metrics(outcomes, "playable_rate", flag("playable")))
+    judged = [o for o in outcomes if (o.grade or {}).get("judged")]
+    if judged:
+        metrics |= rate_metrics(outcomes, "accuracy", lambda o: o.correct)
+        for name, field_name in (("judge_tokens_per_judged_sample", "judge_tokens"),
+                                 ("judge_seconds_per_judged_sample", "judge_seconds")):
+            cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
+            metrics |= mean_score_metric(cost, name)
+    elif outcomes:
+        metrics |= MetricSet(notes=("accuracy omitted: no sample was judged (pass --judge to score scenes)",))
+    return metrics
+
+
+def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str = "auto") -> Render:
+    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox)
+
+
+async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str, sandbox: str = "auto") -> Render:
+    try:
+        import ray
+    except ImportError as exc:
+        raise TaskError("--executor ray needs the ray extra: pip install 'physeval[ray]'") from exc
+    if not ray.is_initialized():
+        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(_render_job)
+    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox)
+    return await asyncio.wrap_future(ref.future())
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:80]

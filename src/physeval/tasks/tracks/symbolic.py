@@ -1,0 +1,89 @@
+"""The symbolic track: answers that are one LaTeX expression, graded by equivalence and EED.
+
+Equivalence is a numeric probe, then budgeted simplification (never wall-clock); EED is the
+published expression-tree edit distance. Grading runs in the one shared worker pool of
+:mod:`physeval.grading.pool` (SymPy holds the GIL; workers start once per run and keep their
+caches), with results identical to serial grading. Benchmarks (``phybench``, ``bank-symbolic``)
+subclass :class:`SymbolicTask` and keep only their loaders.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Sequence
+
+from physeval.grading import pool as grading_pool
+from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
+from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
+from physeval.problems import Problem
+from physeval.tasks.base import GradeContext, Task
+from physeval.tasks.options import TaskOptions, option
+
+__all__ = ["SymbolicTask", "SymbolicOptions", "PHYBENCH_PROMPT"]
+
+PHYBENCH_PROMPT = (
+    "Please read the following question and provide a step-by-step solution. Put your final answer, "
+    "which must be a readable latex formula, in a structure \\boxed{}.\n\nQuestion: {question}\n\nAnswer:"
+)
+
+
+def _grade_job(response: str, reference: str, box: str, compat: str | None,
+               dimensions: dict[str, str] | None) -> SymbolicGrade:
+    return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions)
+
+
+@dataclass(frozen=True)
+class SymbolicOptions(TaskOptions):
+    """Options of the symbolic track."""
+
+    box: Literal["first", "last"] = option("first", "which \\boxed{} is the final answer (PHYBench: first)")
+    compat: Literal["phybench"] | None = option(None, "reproduce the PHYBench pipeline's conversions")
+    grading_processes: int | None = option(None, "symbolic: grading worker processes (0: in this process)")
+
+
+class SymbolicTask(Task):
+    """A task whose answers are one LaTeX expression.
+
+    Options: ``box`` (``first``, as published), ``compat`` (None or ``phybench``),
+    ``grading_processes`` (0 grades in this process; default: a pool of one per core).
+    """
+
+    Options: ClassVar[type[TaskOptions]] = SymbolicOptions
+    opts: SymbolicOptions
+    track = "symbolic"
+    breakdowns: ClassVar[tuple[str, ...]] = ("tag",)
+    default_prompt = PHYBENCH_PROMPT
+
+    def grade(self, problem: Problem, response: str) -> SymbolicGrade:
+        """Equivalence and EED against the reference, with a dimension check when declared."""
+        grade = _grade_job(response, problem.answer, self.opts.box, self.opts.compat, problem.meta.get("dimensions"))
+        return _with_key(grade)
+
+    async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
+        """Grade in the shared worker pool (:mod:`physeval.grading.pool`) so the event loop keeps moving."""
+        if self.opts.grading_processes == 0:
+            return self.grade(problem, response)
+        future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
+                                     problem.meta.get("dimensions"))
+        return _with_key(await asyncio.wrap_future(future))
+
+    def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""
+        return super().metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
+
+    def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """Per group: accuracy, avg@K, pass@K and eed_mean."""
+        return super().group_metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
+
+
+def _with_key(grade: SymbolicGrade) -> SymbolicGrade:
+    """maj@K classes: every equivalent answer is one class; other answers by their text."""
+    if grade.equivalent:
+        key = "=reference"
+    elif grade.extracted is not None:
+        key = "".join(grade.extracted.split())
+    else:
+        key = None
+    return dataclasses.replace(grade, answer_key=key)
