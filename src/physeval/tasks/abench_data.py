@@ -9,14 +9,13 @@ silently dropped problem would change every accuracy figure.
 
 from __future__ import annotations
 
-from physeval.errors import DataError, DataNotFoundError  # noqa: F401
-
 import csv
 import re
 from pathlib import Path
 from typing import Literal
 
 from physeval.answers.units import required_format
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
 from physeval.problems import Problem
 
 __all__ = ["ABENCH_FILES", "load_abench", "abench_file"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from physeval.problems import Problem
-from physeval.tasks.tracks.numeric import NumericOptions, NumericTask
 from physeval.tasks.options import option
 from physeval.tasks.registry import register_task
+from physeval.tasks.tracks.numeric import NumericOptions, NumericTask
 from physeval.variation.bank import bank_problems, load_bank
 
 __all__ = ["BankNumeric"]

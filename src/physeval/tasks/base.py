@@ -16,7 +16,12 @@ from typing import Any, ClassVar, Sequence
 
 from physeval.errors import UserError
 from physeval.metrics import (
-    MetricSet, SampleOutcome, accuracy_metrics, breakdown_metrics, dynamic_metrics, majority_metrics,
+    MetricSet,
+    SampleOutcome,
+    accuracy_metrics,
+    breakdown_metrics,
+    dynamic_metrics,
+    majority_metrics,
 )
 from physeval.problems import Grade, Problem
 from physeval.tasks.options import TaskOptions, parse_options
