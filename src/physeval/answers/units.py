@@ -11,6 +11,7 @@ required, from the English or Chinese instruction at the end of the question.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -98,14 +99,26 @@ _JUXTAPOSE = re.compile(r"(?<=[A-Za-zµΩ_)\d])\s+(?=[A-Za-zµΩ(])|(?<=[A-Za-z�
 _UNIT_CHARS = re.compile(r"^[A-Za-zµΩ_*/()\d.\-+ ]+$")
 
 
-@lru_cache(maxsize=1)
-def registry() -> Any:
-    """The shared pint ``UnitRegistry`` (built once, on first use: building it takes ~0.3 s)."""
-    import pint
+_REGISTRY: Any = None
+_REGISTRY_LOCK = threading.Lock()
 
-    ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
-    ureg.define("cmHg = 10 * mmHg")
-    return ureg
+
+def registry() -> Any:
+    """The shared pint ``UnitRegistry``, built once on first use (~0.3 s) under a lock.
+
+    Thread-safe: units from two registries cannot be combined, so concurrent first calls must
+    all get the same object (double-checked locking).
+    """
+    global _REGISTRY
+    if _REGISTRY is None:
+        with _REGISTRY_LOCK:
+            if _REGISTRY is None:
+                import pint
+
+                ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+                ureg.define("cmHg = 10 * mmHg")
+                _REGISTRY = ureg
+    return _REGISTRY
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ reference's. Unknown symbols make the verdict ``None`` rather than a guess.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -80,11 +81,20 @@ def format_dimension(dim: Dimension) -> str:
     return "*".join(name if exp == 1 else f"{name}**{exp}" for name, exp in dim)
 
 
-@lru_cache(maxsize=1)
-def _registry() -> Any:
-    import pint
+_REGISTRY: Any = None
+_REGISTRY_LOCK = threading.Lock()
 
-    return pint.UnitRegistry()
+
+def _registry() -> Any:
+    """The module's pint registry, built once under a lock (concurrent first calls share it)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        with _REGISTRY_LOCK:
+            if _REGISTRY is None:
+                import pint
+
+                _REGISTRY = pint.UnitRegistry()
+    return _REGISTRY
 
 
 @lru_cache(maxsize=1024)

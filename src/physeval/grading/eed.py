@@ -39,6 +39,7 @@ from physeval.answers.latex import (
     parse_normalized,
 )
 from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
+from physeval.grading._never_raise import error_result, never_raises
 from physeval.problems import Outcome
 
 __all__ = [
@@ -325,6 +326,8 @@ def _early_exit(reference: str, answer: str) -> EEDResult | None:
     return None
 
 
+@never_raises(error_result(EEDResult, score=0.0, rel_distance=None, size=None, distance=None, equivalent=None),
+              options={"compat": check_compat})
 def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
     """Score ``answer`` against ``reference`` (both LaTeX) with PHYBench's EED; never raises.
 

@@ -21,6 +21,7 @@ from typing import Any
 from physeval.answers.extract import extract_final_answer
 from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, TOO_LARGE, ParsedQuantity, parse_quantity, sig_fig_range
 from physeval.answers.units import conversion, parse_unit, required_format
+from physeval.grading._never_raise import check_box, never_raises
 from physeval.problems import Grade, Outcome
 
 __all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
@@ -100,6 +101,16 @@ def _format_checks(q: ParsedQuantity, sig_figs: int | None, scientific: bool) ->
     return sig_ok, sci_ok
 
 
+def _numeric_error(reason: str, *_args: Any, compat: str | None = None, **_kwargs: Any) -> NumericGrade:
+    return NumericGrade(False, Outcome.ERROR, reason, compat=compat)
+
+
+def _check_compat(compat: object) -> None:
+    if compat not in COMPAT_MODES:
+        raise ValueError(f"compat must be one of {COMPAT_MODES}, not {compat!r}")
+
+
+@never_raises(_numeric_error, options={"compat": _check_compat, "box": check_box})
 def grade_numeric(
     response: str,
     reference: str,
@@ -124,7 +135,9 @@ def grade_numeric(
         box: ``"last"`` or ``"first"`` ``\\boxed{}`` wins when there are several.
 
     Returns:
-        A :class:`NumericGrade`; never raises on bad input.
+        A :class:`NumericGrade`; never raises on any input: an internal failure is a grade with
+        outcome ``error`` whose reason names the exception. An unknown ``compat`` or ``box``
+        option raises ``ValueError`` (a programming error, checked before grading).
     """
     if compat == "abench":
         from physeval.grading.numeric_abench_compat import grade_abench_compat

@@ -32,6 +32,7 @@ import math
 import re
 from functools import lru_cache
 
+from physeval.grading._never_raise import never_raises
 from physeval.problems import Outcome
 
 __all__ = ["abench_boxed_content", "abench_delete_units", "abench_value", "grade_abench_compat"]
@@ -155,6 +156,13 @@ def abench_value(latex: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _compat_error(reason: str, *_args: object, **_kwargs: object) -> NumericGrade:
+    from physeval.grading.numeric import NumericGrade
+
+    return NumericGrade(False, Outcome.ERROR, reason, compat="abench")
+
+
+@never_raises(_compat_error)
 def grade_abench_compat(response: str, reference: str, question: str = "", *,
                         rel_tol: float = 0.01) -> NumericGrade:
     """The official evaluator's verdict on ``response`` as a :class:`NumericGrade`."""

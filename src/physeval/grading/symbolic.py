@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from physeval.answers.extract import extract_final_answer
+from physeval.answers.latex import check_compat
+from physeval.grading._never_raise import check_box, error_grade, never_raises
 from physeval.problems import Grade, Outcome
 
 __all__ = [
@@ -241,6 +243,7 @@ class SymbolicGrade(Grade):
     budget: str = ""
 
 
+@never_raises(error_grade(SymbolicGrade, score=0.0), options={"compat": check_compat, "box": check_box})
 def grade_symbolic(
     response: str,
     reference: str,

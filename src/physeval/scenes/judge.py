@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from physeval.answers.extract import strip_reasoning
+from physeval.grading._never_raise import never_raises
 from physeval.models.base import Model
 from physeval.problems import Grade, Outcome
 from physeval.scenes.data import VerificationQuestion
@@ -150,7 +151,8 @@ class JudgeRun:
     Attributes:
         judge: The judge model's name.
         outcome: ``ok`` (every question answered), ``partial`` (some missing), ``unparseable``
-            (no answer could be read) or ``error`` (the request failed).
+            (no answer could be read) or ``error`` (the request failed, or the reply parser
+            itself failed: ``error_kind="grader"``).
         results: ``question key -> bool`` (all false for ``error``/``unparseable``).
         analyses: ``question key -> the judge's analysis``.
         missing: Question keys the judge did not answer.
@@ -581,6 +583,20 @@ def _find_items(text: str) -> tuple[list[Any], str]:
     return [], "none"
 
 
+PARSE_ERROR = "error"
+"""``ParsedReply.method`` when the parser itself failed (a bug): every question false, the reason in ``problems``."""
+
+
+def _reply_parse_error(reason: str, text: object = None, labels: object = (), *_args: Any, **_kwargs: Any) -> ParsedReply:
+    try:
+        expected = list(dict.fromkeys(normalize_index(label) for label in labels))  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - labels themselves unusable: answer with none
+        expected = []
+    return ParsedReply(results=dict.fromkeys(expected, False), missing=tuple(expected), problems=(reason,),
+                       method=PARSE_ERROR)
+
+
+@never_raises(_reply_parse_error)
 def parse_judge_reply(text: str | None, labels: Sequence[str]) -> ParsedReply:
     """Read a judge's reply into one boolean per expected question label.
 
@@ -589,7 +605,8 @@ def parse_judge_reply(text: str | None, labels: Sequence[str]) -> ParsedReply:
     the same after repairing Python literals and trailing commas. Accepted result values:
     JSON booleans, ``"true"/"false"``, ``"yes"/"no"``, ``1/0``, and "not sure"-like strings
     (false). An object without an index takes the label of its position (recorded). Labels
-    never answered are false and listed in ``missing``; never raises.
+    never answered are false and listed in ``missing``. Never raises: should the parser itself
+    fail, the reply comes back with ``method="error"`` and the exception in ``problems``.
     """
     expected = [normalize_index(label) for label in labels]
     problems: list[str] = []
@@ -724,7 +741,9 @@ async def _ask_one(
     problems = list(parsed.problems)
     if finish == "length" and missing:
         problems.append("the reply was cut off by max_tokens (finish_reason=length)")
-    if parsed.answered == 0:
+    if parsed.method == PARSE_ERROR:
+        outcome = "error"
+    elif parsed.answered == 0:
         outcome = "unparseable"
     elif missing:
         outcome = "partial"
@@ -733,6 +752,7 @@ async def _ask_one(
     return JudgeRun(
         judge=name, outcome=outcome, results=results, analyses=analyses, missing=missing,
         problems=tuple(problems), parse_method=parsed.method, finish_reason=finish,
+        error=parsed.problems[0] if outcome == "error" else None, error_kind="grader" if outcome == "error" else None,
         prompt_tokens=int(usage.get("prompt_tokens", 0) or 0),
         completion_tokens=int(usage.get("completion_tokens", 0) or 0),
         latency_s=latency, reply=text[:_REPLY_KEEP],

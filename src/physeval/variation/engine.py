@@ -172,11 +172,12 @@ def _check_float(template: Template, compiled: CompiledTemplate, values: Sequenc
 
 
 def _float_path_ok(template: Template, compiled: CompiledTemplate) -> bool:
-    """Decide once per template whether floats agree with mpmath on sample variants."""
+    """Decide once per template whether floats agree with mpmath on sample variants (thread-safe)."""
     if compiled.float_ok is None:
-        compiled.float_ok = False
-        if compiled.evaluate_float is not None:
-            compiled.float_ok = _floats_agree(template, compiled)
+        with compiled.float_ok_lock:
+            if compiled.float_ok is None:
+                agree = compiled.evaluate_float is not None and _floats_agree(template, compiled)
+                compiled.float_ok = agree
     return compiled.float_ok
 
 

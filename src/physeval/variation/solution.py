@@ -10,6 +10,7 @@ restricted namespace: only declared names and a fixed list of functions are acce
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
@@ -153,6 +154,8 @@ class CompiledTemplate:
     warnings: list[str] = field(default_factory=list)
     evaluate_float: Callable[..., Any] | None = None
     float_ok: bool | None = None  # decided by the engine on first use (float vs mpmath agreement)
+    float_ok_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+    """Held while the engine decides ``float_ok``, so concurrent first uses decide it once."""
 
 
 def _fail(template: Template, field_name: str, message: str) -> TemplateError:

@@ -10,6 +10,7 @@ the source of truth; it runs with ``Fraction`` magnitudes so no binary float rou
 from __future__ import annotations
 
 import re
+import threading
 from fractions import Fraction
 from functools import lru_cache
 from typing import Mapping
@@ -40,11 +41,19 @@ class UnitError(ValueError):
     """A unit or dimension that pint cannot read, or a dimensionally inconsistent expression."""
 
 
-@lru_cache(maxsize=1)
-def _registry():  # pint import is slow-ish; do it once, lazily
-    import pint
+_REGISTRY = None
+_REGISTRY_LOCK = threading.Lock()
 
-    return pint.UnitRegistry(non_int_type=Fraction)
+
+def _registry():  # pint import is slow-ish; do it once, lazily, under a lock (one registry per process)
+    global _REGISTRY
+    if _REGISTRY is None:
+        with _REGISTRY_LOCK:
+            if _REGISTRY is None:
+                import pint
+
+                _REGISTRY = pint.UnitRegistry(non_int_type=Fraction)
+    return _REGISTRY
 
 
 def _pi_fraction() -> Fraction:
