@@ -25,11 +25,7 @@ stamp. Decoding work is bounded by a frame budget, not a clock.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import resource
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,57 +178,15 @@ def probe_video(path: str | os.PathLike[str], bounds: VideoBounds | None = None)
 
 
 def run_media_child(task: str, path: str, bounds: VideoBounds, params: dict[str, Any]) -> tuple[Any, str | None]:
-    """Run ``task`` (``probe`` or ``frames``) on ``path`` in a child process; ``(result, failure)``."""
-    cmd = [
-        sys.executable,
-        "-c",
-        "from physeval.scenes.video import _child_main; _child_main()",
-        task,
-        path,
-        json.dumps(dataclasses.asdict(bounds)),
-        json.dumps(params),
-    ]
-    env = {**os.environ, "MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": "1"}
-    try:
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            timeout=bounds.wall_s,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return None, f"the decoder did not finish within {bounds.wall_s:g} s (killed)"
-    except OSError as exc:
-        return None, f"could not start the decoder process: {exc}"
-    if proc.returncode != 0:
-        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
-        return (
-            None,
-            f"the decoder process failed ({how}; memory or CPU limit, or a crash): {tail[0][:300]}",
-        )
-    try:
-        return json.loads(proc.stdout), None
-    except ValueError:
-        return None, "the decoder process returned no readable result"
+    """Run ``task`` (``probe`` or ``frames``) on ``path`` in a bounded child process; ``(result, failure)``.
 
+    The child is forked from a warm media server (:mod:`physeval.scenes.media_child`) and
+    limited to ``bounds.memory_bytes`` of address space, ``bounds.cpu_s`` CPU seconds and
+    ``bounds.wall_s`` seconds.
+    """
+    from physeval.scenes.media_child import run_bounded
 
-def _child_main() -> None:
-    """Entry point of the child: limit itself, run the task, print JSON."""
-    task, path, raw_bounds, raw_params = sys.argv[1:5]
-    bounds = VideoBounds(**json.loads(raw_bounds))
-    resource.setrlimit(resource.RLIMIT_AS, (bounds.memory_bytes, bounds.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_CPU, (bounds.cpu_s, bounds.cpu_s + 2))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if task == "probe":
-        result: Any = _probe_in_process(path, bounds)
-    else:
-        from physeval.scenes.frames import frames_in_process
-
-        result = frames_in_process(path, bounds, **json.loads(raw_params))
-    sys.stdout.write(json.dumps(result))
+    return run_bounded(task, path, dataclasses.asdict(bounds), params)
 
 
 def inspect_stream(container: Any, bounds: VideoBounds) -> tuple[dict[str, Any], Any, str | None]:
@@ -287,8 +241,8 @@ def _refusal(facts: dict[str, Any], bounds: VideoBounds) -> str | None:
     return None
 
 
-def _probe_in_process(path: str, bounds: VideoBounds) -> dict[str, Any]:
-    """The probe itself (runs in the child): header checks, then one bounded decode pass."""
+def probe_in_process(path: str, bounds: VideoBounds) -> dict[str, Any]:
+    """The probe itself (runs in the bounded child): header checks, then one bounded decode pass."""
     import av
 
     facts: dict[str, Any] = {
