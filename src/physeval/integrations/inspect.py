@@ -1,0 +1,370 @@
+"""physeval tasks, graders and metrics inside inspect_ai (extra ``inspect``).
+
+Every registered physeval task is an inspect task named ``physeval/<name>`` with ``-`` written
+``_`` (``abench-b`` -> ``physeval/abench_b``), found through inspect's entry-point group
+``inspect_ai`` (``physeval = "physeval.integrations.inspect"``), so
+
+    inspect eval physeval/abench_b --model vllm/Qwen/Qwen3-8B -T data=path/to/abench
+
+runs it. The task's options are the inspect task's arguments (``-T key=value``), checked by the
+task's own ``Options`` dataclass, so a misspelt option fails as it does under ``physeval run``.
+
+The contract, and why the numbers are physeval's own:
+
+- **One inspect sample per problem variant.** Its input is exactly ``Task.prompt(problem)``;
+  its metadata carries ``problem_id``, ``variant``, the problem's ``meta`` and ``answer``.
+  Inspect epochs are physeval samples (epoch ``e`` is sample ``e - 1``).
+- **The scorer is the task's grader.** :func:`grader` awaits ``Task.agrade`` (scene tasks render
+  the program and ask their judges there) on the completion with ``<think>`` spans removed, as
+  physeval's model layer removes them. The :class:`~inspect_ai.scorer.Score` has value ``"C"``
+  or ``"I"``, ``answer`` = the extracted answer, ``explanation`` = the grader's reason, and
+  metadata with ``outcome``, ``reason``, ``correct``, ``score``, ``epoch`` and the whole grade.
+  A grade whose outcome is ``error`` (a failed judge, a crashed grader) is *unscored* (NaN),
+  which inspect leaves out of metrics exactly as physeval leaves error rows out of its summary.
+- **Metrics are physeval's reduction.** :func:`task_metrics` rebuilds physeval's
+  :class:`~physeval.metrics.SampleOutcome` records from the unreduced scores (one per sample
+  per epoch) and returns the task's own ``metrics()`` (accuracy, avg/pass/maj@K, static/dynamic
+  accuracy and delta, EED, scene stage rates: the names of ``summary.json``).
+  :func:`per_variant` and :func:`breakdown` are the grouped ones (value -> accuracy), shown by
+  inspect under the group's name (``variant``, ``language``, ``domain``...).
+  :func:`static_accuracy`, :func:`dynamic_accuracy` and :func:`delta` work over variant groups
+  for any inspect scorer whose samples carry ``problem_id`` and ``variant`` metadata.
+
+Inspect is imported when this module is; ``import physeval`` never imports it.
+"""
+
+from __future__ import annotations
+
+import inspect as _py
+import json
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from physeval.errors import missing_extra
+from physeval.metrics import (
+    SampleOutcome,
+    accuracy_metrics,
+    breakdown_metrics,
+    item_fraction,
+    metric_from_values,
+    problem_values,
+    reduce_metric,
+)
+from physeval.models.base import split_reasoning
+from physeval.problems import Grade, Outcome, Problem
+from physeval.tasks.base import GradeContext, Task
+from physeval.tasks.options import option_fields
+from physeval.tasks.registry import get_task, task_classes
+
+try:
+    from inspect_ai import Task as InspectTask
+    from inspect_ai import task as inspect_task
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import (
+        ChatMessage,
+        ChatMessageAssistant,
+        ChatMessageSystem,
+        ChatMessageUser,
+    )
+    from inspect_ai.scorer import (
+        CORRECT,
+        INCORRECT,
+        Metric,
+        SampleScore,
+        Score,
+        Scorer,
+        Target,
+        accuracy,
+        metric,
+        scorer,
+        stderr,
+        value_to_float,
+    )
+    from inspect_ai.solver import TaskState, generate
+except ImportError as exc:  # pragma: no cover - the message is the point
+    raise missing_extra("physeval tasks in inspect", "inspect", "inspect_ai") from exc
+
+__all__ = [
+    "breakdown",
+    "delta",
+    "dynamic_accuracy",
+    "grader",
+    "inspect_task_for",
+    "inspect_task_name",
+    "outcomes_from_scores",
+    "per_variant",
+    "physeval_task",
+    "register_inspect_task",
+    "samples_for",
+    "static_accuracy",
+    "task_metrics",
+]
+
+_to_float = value_to_float()
+
+
+# -- one physeval Task instance per (name, options), shared by the task, scorer and metrics --------
+_INSTANCES: dict[str, tuple[Task, dict[tuple[str, str], Problem]]] = {}
+_INSTANCES_LOCK = threading.RLock()
+
+
+def _instance_key(name: str, options: Mapping[str, Any] | None) -> str:
+    return json.dumps([name, dict(options or {})], sort_keys=True, default=str)
+
+
+def _instance(name: str, options: Mapping[str, Any] | None) -> tuple[Task, dict[tuple[str, str], Problem]]:
+    """The physeval task ``name`` with ``options`` and its problems by (id, variant), loaded once."""
+    key = _instance_key(name, options)
+    with _INSTANCES_LOCK:
+        found = _INSTANCES.get(key)
+        if found is None:
+            from physeval.evaluate import (
+                load_problems,  # the checked loader (no problem twice)
+            )
+
+            task = get_task(name, **dict(options or {}))
+            found = (task, {p.key: p for p in load_problems(task)})
+            _INSTANCES[key] = found
+        return found
+
+
+def physeval_task(name: str, options: Mapping[str, Any] | None = None) -> Task:
+    """The physeval :class:`~physeval.tasks.base.Task` behind an inspect task (one per options)."""
+    return _instance(name, options)[0]
+
+
+# -- dataset ------------------------------------------------------------------------------------
+def _message(raw: Mapping[str, Any]) -> ChatMessage:
+    role, content = raw.get("role"), raw.get("content", "")
+    if role == "system":
+        return ChatMessageSystem(content=content)
+    if role == "assistant":
+        return ChatMessageAssistant(content=content)
+    return ChatMessageUser(content=content)
+
+
+def samples_for(task: Task, problems: Sequence[Problem]) -> list[Sample]:
+    """One inspect sample per problem variant: input = ``task.prompt(problem)``, target = the
+    reference answer, metadata = ``problem_id``, ``variant``, ``answer`` and ``meta``. The id is the
+    problem id, with ``#variant`` appended when the task has variants other than ``"0"``."""
+    with_variants = any(p.variant != "0" for p in problems)
+    samples = []
+    for p in problems:
+        samples.append(Sample(
+            input=[_message(m) for m in task.prompt(p)],
+            target=str(p.answer),
+            id=f"{p.id}#{p.variant}" if with_variants else p.id,
+            metadata={"problem_id": p.id, "variant": p.variant, "answer": p.answer, "meta": dict(p.meta)},
+        ))
+    return samples
+
+
+# -- scorer ---------------------------------------------------------------------------------------
+def _score_of(grade: Grade, epoch: int) -> Score:
+    data = grade.to_dict()
+    metadata = {"outcome": grade.outcome, "reason": grade.reason, "correct": bool(grade.correct),
+                "score": grade.score, "epoch": epoch, "grade": data}
+    if grade.outcome == Outcome.ERROR:  # measured nothing: left out of metrics, as physeval leaves error rows out
+        return Score.unscored(answer=grade.extracted, explanation=grade.reason, metadata=metadata)
+    return Score(value=CORRECT if grade.correct else INCORRECT, answer=grade.extracted, explanation=grade.reason,
+                 metadata=metadata)
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def grader(task: str, options: dict[str, Any] | None = None) -> Scorer:
+    """Score with the grader of physeval task ``task`` (built with ``options``).
+
+    Grades ``state.output.completion`` without its ``<think>`` spans through ``Task.agrade``;
+    a grader that raises becomes an unscored sample whose metadata says ``error`` and why.
+    """
+    async def score(state: TaskState, target: Target) -> Score:
+        physeval_task_obj, problems = _instance(task, options)
+        metadata = state.metadata or {}
+        problem = problems[(str(metadata["problem_id"]), str(metadata.get("variant", "0")))]
+        response, _reasoning = split_reasoning(state.output.completion if state.output else "")
+        epoch = int(getattr(state, "epoch", 1) or 1)
+        try:
+            grade = await physeval_task_obj.agrade(problem, response, GradeContext(sample=epoch - 1))
+        except Exception as exc:  # noqa: BLE001 - graders should not raise; if one does, the sample says so
+            grade = Grade(False, Outcome.ERROR, f"grader crashed: {type(exc).__name__}: {exc}")
+        return _score_of(grade, epoch)
+
+    return score
+
+
+# -- metrics --------------------------------------------------------------------------------------
+def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
+    """physeval outcomes from inspect's unreduced scores (one per sample per epoch).
+
+    The problem and variant come from the sample metadata, the sample index from the score's
+    ``epoch`` (order of appearance within an item when absent); correctness from the grade, or
+    for another scorer's scores from the value (only a full 1.0 is right).
+    """
+    out: list[SampleOutcome] = []
+    seen: dict[tuple[str, str], int] = {}
+    for s in scores:
+        sample_meta = s.sample_metadata or {}
+        score_meta = s.score.metadata or {}
+        pid = str(sample_meta.get("problem_id", s.sample_id))
+        variant = str(sample_meta.get("variant", "0"))
+        index = seen.get((pid, variant), 0)
+        seen[(pid, variant)] = index + 1
+        sample = int(score_meta["epoch"]) - 1 if "epoch" in score_meta else index
+        grade = score_meta.get("grade")
+        correct = bool(score_meta["correct"]) if "correct" in score_meta else _to_float(s.score.value) == 1.0
+        out.append(SampleOutcome(pid, variant, sample, correct, score_meta.get("score"),
+                                 (grade or {}).get("answer_key"), sample_meta.get("meta") or {}, grade))
+    return out
+
+
+def _finite(values: Mapping[str, float]) -> dict[str, float]:
+    """Inspect stores metric values as floats; a NaN (no value) is left out."""
+    return {k: float(v) for k, v in values.items() if v is not None and not math.isnan(v)}
+
+
+@metric(name="physeval", scores="unreduced")
+def task_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
+    """Every ungrouped metric of physeval task ``task``, computed by the task's own ``metrics()``
+    on the unreduced scores: the names and values of its ``summary.json`` ``metrics``."""
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        metrics = physeval_task(task, options).metrics(outcomes_from_scores(scores))
+        return _finite({name: m.value for name, m in metrics.items()})
+
+    return compute
+
+
+@metric(name="variant", scores="unreduced")
+def per_variant() -> Metric:
+    """Variant id -> accuracy over the problems that have that variant (physeval's ``variant``
+    breakdown of a dynamic task); inspect shows the group as ``variant``."""
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        table = breakdown_metrics(outcomes_from_scores(scores), "variant",
+                                  lambda group: {"accuracy": accuracy_metrics(group)["accuracy"]},
+                                  value_of=lambda o: o.variant)
+        return _finite({value: m["accuracy"].value for value, m in table.breakdowns.get("variant", {}).items()})
+
+    return compute
+
+
+_BREAKDOWNS: dict[str, Callable[..., Metric]] = {}
+
+
+def breakdown(key: str) -> Callable[..., Metric]:
+    """The metric factory of the breakdown by problem meta field ``key``, registered as
+    ``physeval/<key>`` so inspect shows the group under that name. The factory takes
+    ``(task, options=None, name="accuracy")`` and its metric maps each value of ``key`` to metric
+    ``name`` of that group as the task's ``group_metrics`` computes it (physeval's ``breakdowns[key]``)."""
+    with _INSTANCES_LOCK:
+        if key not in _BREAKDOWNS:
+            def factory(task: str, options: dict[str, Any] | None = None, name: str = "accuracy") -> Metric:
+                def compute(scores: list[SampleScore]) -> dict[str, float]:
+                    group_metrics = physeval_task(task, options).group_metrics
+                    table = breakdown_metrics(outcomes_from_scores(scores), key, group_metrics)
+                    return _finite({value: m[name].value for value, m in table.breakdowns.get(key, {}).items()
+                                    if name in m})
+
+                return compute
+
+            factory.__name__ = factory.__qualname__ = key
+            _BREAKDOWNS[key] = metric(name=key, scores="unreduced")(factory)
+        return _BREAKDOWNS[key]
+
+
+@metric(scores="unreduced")
+def static_accuracy() -> Metric:
+    """Accuracy on variant ``"0"`` of each problem (the original, undisturbed problem)."""
+    def compute(scores: list[SampleScore]) -> float:
+        found = reduce_metric(outcomes_from_scores(scores), item_fraction(), "static")
+        return found.value if found else math.nan
+
+    return compute
+
+
+@metric(scores="unreduced")
+def dynamic_accuracy() -> Metric:
+    """The mean over problems of the product of their variants' accuracies (K = 1: every variant right)."""
+    def compute(scores: list[SampleScore]) -> float:
+        found = reduce_metric(outcomes_from_scores(scores), item_fraction(), "product")
+        return found.value if found else math.nan
+
+    return compute
+
+
+@metric(scores="unreduced")
+def delta() -> Metric:
+    """Static minus dynamic accuracy, paired per problem (how much the variants cost)."""
+    def compute(scores: list[SampleScore]) -> float:
+        outcomes = outcomes_from_scores(scores)
+        static = problem_values(outcomes, item_fraction(), "static")
+        dynamic = problem_values(outcomes, item_fraction(), "product")
+        paired = [pid for pid in static if pid in dynamic]
+        return metric_from_values([static[p][0] - dynamic[p][0] for p in paired]).value if paired else math.nan
+
+    return compute
+
+
+# -- tasks ----------------------------------------------------------------------------------------
+def inspect_task_name(name: str) -> str:
+    """The inspect name of physeval task ``name`` without the package prefix (``abench-b`` -> ``abench_b``)."""
+    return name.replace("-", "_")
+
+
+def inspect_task_for(name: str, options: Mapping[str, Any] | None = None) -> InspectTask:
+    """The inspect :class:`~inspect_ai.Task` of physeval task ``name``: its samples, ``generate()``,
+    :func:`grader`, and :func:`task_metrics` (+ :func:`per_variant` for dynamic tasks, one
+    :func:`breakdown` metric per breakdown field)."""
+    opts = {k: v for k, v in dict(options or {}).items() if v is not None}
+    task, problems = _instance(name, opts)
+    metrics: list[Any] = [task_metrics(task=name, options=opts)]
+    if task.dynamic:
+        metrics.append(per_variant())
+    metrics += [breakdown(key)(task=name, options=opts) for key in task.breakdowns if key != "variant"]
+    return InspectTask(
+        dataset=MemoryDataset(samples_for(task, list(problems.values())), name=name),
+        solver=generate(),
+        scorer=grader(task=name, options=opts),
+        metrics=metrics,
+        metadata={"physeval_task": name, "physeval_options": opts, "physeval_config": task.config()},
+    )
+
+
+def _factory(name: str, cls: type[Task]) -> Callable[..., InspectTask]:
+    """A function whose keyword arguments are the fields of ``cls.Options`` (so inspect binds
+    ``-T key=value`` to them and warns about unknown ones) returning :func:`inspect_task_for`."""
+    def make(**options: Any) -> InspectTask:
+        return inspect_task_for(name, options)
+
+    params = [_py.Parameter(f.name, _py.Parameter.KEYWORD_ONLY, default=None, annotation=hint)
+              for f, hint in option_fields(cls.Options)]
+    make.__signature__ = _py.Signature(params, return_annotation=InspectTask)  # type: ignore[attr-defined]
+    make.__name__ = make.__qualname__ = inspect_task_name(name)
+    make.__doc__ = f"physeval task {name}: {cls.description}"
+    return make
+
+
+_REGISTERED: dict[str, Callable[..., InspectTask]] = {}
+
+
+def register_inspect_task(name: str) -> Callable[..., InspectTask]:
+    """Register physeval task ``name`` with inspect as ``physeval/<inspect_task_name(name)>``
+    (idempotent); returns the registered task function."""
+    with _INSTANCES_LOCK:
+        if name not in _REGISTERED:
+            cls = task_classes()[name]
+            _REGISTERED[name] = inspect_task(name=inspect_task_name(name))(_factory(name, cls))
+        return _REGISTERED[name]
+
+
+def _register_all() -> None:
+    """Every physeval task as an inspect task, and every breakdown metric they use (inspect
+    recreates metrics by registered name when it rescores a log)."""
+    for name, cls in task_classes().items():
+        register_inspect_task(name)
+        for key in cls.breakdowns:
+            if key != "variant":
+                breakdown(key)
+
+
+_register_all()

@@ -1,0 +1,228 @@
+"""physeval tasks under inspect_ai give physeval's own scores on the same responses.
+
+Two ways in, each compared with physeval itself:
+
+- inspect's mock model (``mockllm/model`` with scripted outputs), in process, over two epochs;
+  the responses inspect logged are graded again by :func:`physeval.evaluate.score_responses`;
+- the ``inspect eval physeval/<task>`` command (found through the ``inspect_ai`` entry point)
+  against a scripted OpenAI-compatible server on 127.0.0.1, and ``physeval run`` against the same
+  server script.
+
+Every metric physeval reports (accuracy, static/dynamic accuracy, delta, pass@K, EED, per-variant
+and per-group accuracy) must be equal, not close: both sides run physeval's reduction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from physeval.evaluate import RunSpec, run, score_responses
+from physeval.integrations import inspect as pi
+from physeval.problems import Problem
+from physeval.runner import RunConfig
+from physeval.tasks.registry import get_task
+from physeval.testing import Reply, Request, ScriptedServer
+
+
+# -- scripted answers: right, wrong, or missing, chosen by a hash of (id, variant, sample) ------------
+def _response(task_name: str, problem: Problem, sample: int) -> str:
+    """A deterministic mix: about a quarter wrong, one in eight without a boxed answer."""
+    pick = zlib.crc32(f"{problem.id}|{problem.variant}|{sample}".encode()) % 8
+    if pick == 0:
+        return "I am not sure how to finish this."
+    if pick in (1, 2):
+        wrong = "7.77 \\times 10^{3}" if task_name == "bank-numeric" else "x^{2} + 1"
+        return f"<think>guessing</think>The answer is \\boxed{{{wrong}}}."
+    unit = problem.meta.get("unit_latex")
+    answer = f"{problem.answer}\\,{unit}" if unit else problem.answer
+    return f"<think>work it out</think>So \\boxed{{{answer}}}."
+
+
+def _by_prompt(task_name: str) -> dict[str, Problem]:
+    task = get_task(task_name)
+    table = {task.prompt(p)[-1]["content"]: p for p in task.load()}
+    assert len(table) == len(task.load()), "every variant needs its own prompt for the script to find it"
+    return table
+
+
+# -- reading both sides ------------------------------------------------------------------------------
+def _inspect_metrics(log: EvalLog) -> dict[tuple[str, str], float]:
+    """(group, name) -> value over every metric of the log's one scorer."""
+    assert log.status == "success", log.error
+    assert log.results is not None
+    out: dict[tuple[str, str], float] = {}
+    for score in log.results.scores:
+        for metric in score.metrics.values():
+            out[(metric.group or "", metric.name)] = metric.value
+    return out
+
+
+def _physeval_metrics(summary: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """The same keys from a physeval summary: ("physeval", NAME) and (KEY, VALUE) for accuracy groups."""
+    out = {("physeval", name): m["value"] for name, m in summary["metrics"].items() if m["value"] is not None}
+    for key, groups in summary["breakdowns"].items():
+        for value, metrics in groups.items():
+            if "accuracy" in metrics and metrics["accuracy"]["value"] is not None:
+                out[(key, value)] = metrics["accuracy"]["value"]
+    return out
+
+
+def _assert_same(inspect_side: dict[tuple[str, str], float], physeval_side: dict[tuple[str, str], float]) -> None:
+    assert set(inspect_side) == set(physeval_side)
+    different = {k: (inspect_side[k], physeval_side[k]) for k in physeval_side if inspect_side[k] != physeval_side[k]}
+    assert not different
+
+
+# -- mock model, in process ----------------------------------------------------------------------------
+def _mock_model(task_name: str) -> Any:
+    """mockllm whose reply to a prompt is :func:`_response` for that prompt's problem; a prompt's
+    n-th request gets sample n's response (usage given, so inspect counts no tokens itself)."""
+    problems = _by_prompt(task_name)
+    calls: dict[str, int] = {}
+
+    def reply(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        prompt = messages[-1].text
+        sample = calls.get(prompt, 0)
+        calls[prompt] = sample + 1
+        output = ModelOutput.from_content(model="mockllm", content=_response(task_name, problems[prompt], sample))
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    return get_model("mockllm/model", custom_outputs=reply)
+
+
+@pytest.mark.parametrize(("task_name", "limit"), [("bank-numeric", 30), ("bank-symbolic", 16)])
+def test_mock_model_scores_equal_physeval_scores_of_the_logged_responses(task_name: str, limit: int,
+                                                                         tmp_path: Path) -> None:
+    [log] = inspect_eval(pi.inspect_task_for(task_name), model=_mock_model(task_name), limit=limit, epochs=2,
+                         log_dir=str(tmp_path / "logs"), display="none")
+    assert log.samples is not None and len(log.samples) == 2 * limit
+    records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "sample": s.epoch - 1,
+                "response": s.output.completion} for s in log.samples]
+    summary, report = score_responses(task_name, records, run_dir=tmp_path / "physeval")
+    assert report.graded == 2 * limit
+    outcomes = summary["counts"]["outcomes"]
+    assert outcomes.get("correct") and len(outcomes) > 1, "the script must produce both right and wrong answers"
+    _assert_same(_inspect_metrics(log), _physeval_metrics(summary))
+
+
+def test_scores_carry_the_graders_verdict_and_reason(tmp_path: Path) -> None:
+    [log] = inspect_eval(pi.inspect_task_for("bank-numeric"), model=_mock_model("bank-numeric"), limit=12,
+                         log_dir=str(tmp_path / "logs"), display="none")
+    assert log.samples
+    task = get_task("bank-numeric")
+    problems = {p.key: p for p in task.load()}
+    for sample in log.samples:
+        [score] = sample.scores.values()
+        problem = problems[(sample.metadata["problem_id"], sample.metadata["variant"])]
+        expected = task.grade(problem, sample.output.completion)
+        assert score.value == ("C" if expected.correct else "I")
+        assert score.metadata["outcome"] == expected.outcome
+        assert score.metadata["reason"] == expected.reason == score.explanation
+        assert score.answer == expected.extracted
+
+
+def test_dynamic_metrics_over_variant_groups_for_any_inspect_scorer() -> None:
+    """static, dynamic and delta read problem_id/variant from sample metadata and 0/1 from values."""
+    from inspect_ai.scorer import SampleScore, Score
+
+    def s(pid: str, variant: str, value: str) -> SampleScore:
+        return SampleScore(score=Score(value=value), sample_id=f"{pid}#{variant}",
+                           sample_metadata={"problem_id": pid, "variant": variant})
+
+    # p1: all three variants right; p2: original right, one variant wrong; p3: original wrong.
+    scores = [s("p1", "0", "C"), s("p1", "1", "C"), s("p1", "2", "C"),
+              s("p2", "0", "C"), s("p2", "1", "I"), s("p2", "2", "C"),
+              s("p3", "0", "I"), s("p3", "1", "C")]
+    assert pi.static_accuracy()(scores) == pytest.approx(2 / 3)
+    assert pi.dynamic_accuracy()(scores) == pytest.approx(1 / 3)
+    assert pi.delta()(scores) == pytest.approx((0 + 1 + 0) / 3)
+    assert pi.per_variant()(scores) == {"0": pytest.approx(2 / 3), "1": pytest.approx(2 / 3), "2": 1.0}
+
+
+def test_an_error_grade_is_unscored_and_left_out_as_physeval_leaves_error_rows_out() -> None:
+    from physeval.problems import Grade
+
+    score = pi._score_of(Grade(False, "error", "the judge did not answer"), epoch=1)
+    assert score.metadata["outcome"] == "error" and score.metadata["reason"] == "the judge did not answer"
+    assert isinstance(score.value, float) and score.value != score.value  # NaN: inspect's "unscored"
+
+
+def test_task_options_are_inspect_task_arguments_checked_by_physeval() -> None:
+    from inspect_ai._util.registry import registry_info, registry_lookup
+
+    factory = registry_lookup("task", "physeval/bank_numeric")
+    assert factory is not None
+    params = registry_info(factory).metadata["params"]
+    assert {"rel_tol", "data", "system_prompt"} <= set(params)
+    from physeval.errors import OptionError
+
+    with pytest.raises(OptionError, match="rel_tl"):
+        factory(rel_tl=0.1)
+
+
+# -- the inspect command against a scripted server, and physeval run against the same script --------------
+def _server_script(task_name: str) -> Any:
+    problems = _by_prompt(task_name)
+    calls: dict[str, int] = {}
+
+    def reply(request: Request) -> Reply:
+        prompt = request.prompt
+        sample = calls.get(prompt, 0)
+        calls[prompt] = sample + 1
+        return Reply.text(_response(task_name, problems[prompt], sample))
+
+    return reply
+
+
+def _inspect_command() -> str:
+    found = shutil.which("inspect", path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.skip("the inspect command is not installed next to this Python")
+    return found
+
+
+@pytest.mark.slow
+def test_inspect_eval_command_on_a_scripted_server_equals_physeval_run(tmp_path: Path) -> None:
+    task_name, n_problems = "bank-numeric", 6
+    problems = get_task(task_name).load()
+    first_ids = list(dict.fromkeys(p.id for p in problems))[:n_problems]
+    n_samples = sum(p.id in first_ids for p in problems)
+
+    with ScriptedServer(_server_script(task_name)) as server:
+        env = {**os.environ, "SCRIPTED_API_KEY": "test-key", "SCRIPTED_BASE_URL": server.base_url}
+        done = subprocess.run(
+            [_inspect_command(), "eval", "physeval/bank_numeric", "--model", "openai-api/scripted/m",
+             "--limit", str(n_samples), "--log-dir", str(tmp_path / "logs"), "--log-format", "json",
+             "--display", "none", "--max-connections", "2"],
+            env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        inspect_requests = len(server.requests)
+    assert inspect_requests == n_samples
+
+    with ScriptedServer(_server_script(task_name)) as server:
+        summary, _result = run(RunSpec(task=task_name, model="openai/m", base_url=server.base_url,
+                                      config=RunConfig(limit=n_problems, preflight=False, use_cache=False),
+                                      run_dir=tmp_path / "physeval", show_progress=False))
+    assert summary["counts"]["samples"] == n_samples
+
+    [log_file] = (tmp_path / "logs").glob("*.json")
+    log = read_eval_log(str(log_file))
+    assert log.eval.task == "physeval/bank_numeric"
+    _assert_same(_inspect_metrics(log), _physeval_metrics(summary))
+    assert json.loads(log_file.read_text())["eval"]["metadata"]["physeval_task"] == task_name
