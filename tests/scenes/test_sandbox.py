@@ -298,3 +298,49 @@ def test_setup_sandbox_env_installs_exactly_the_listed_packages(
     }  # fmt: skip
     assert os.stat(tmp_path / "env" / "lib").st_mode & 0o055 == 0o055  # the sandbox uid can read it
     assert os.stat(tmp_path / "env" / "lib" / "mod.py").st_mode & 0o044 == 0o044
+
+
+_HOST_THAT_DIES = r"""
+import sys
+from physeval.scenes.sandbox import SandboxLimits, host, run_sandboxed
+lo = int(sys.argv[2])
+host.UID_RANGE = (lo, lo + 100_000)
+run_sandboxed("import time\nprint('started', flush=True)\ntime.sleep(600)\n", limits=SandboxLimits(wall_s=600),
+              sandbox=sys.argv[1])
+"""
+
+
+def test_a_killed_host_takes_the_whole_sandbox_with_it(backend: str, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from _sandbox_helpers import pids_in_uid_range
+
+    from physeval.scenes.sandbox import host
+
+    lo = host.UID_RANGE[0]
+    own = (lo, lo + 100_000) if os.geteuid() == 0 else None
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    before = pids_in_uid_range(os.getuid(), os.getuid() + 1) if own is None else set()
+    proc = subprocess.Popen([sys.executable, "-c", _HOST_THAT_DIES, backend, str(lo)], env=env)
+    try:
+        deadline = time.monotonic() + 30
+
+        def running() -> set[int]:
+            if own is not None:
+                return pids_in_uid_range(*own)
+            return pids_in_uid_range(os.getuid(), os.getuid() + 1) - before - {proc.pid}
+
+        while not running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running(), "the sandboxed program never started"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGKILL)  # physeval dies without any chance to clean up
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert running() == set(), "sandboxed processes outlived the host process"
+    finally:
+        proc.kill()

@@ -83,6 +83,7 @@ libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG: SIGKILL when physeval dies
 libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 child = os.fork()
 if child == 0:
+    libc.prctl(1, 9, 0, 0, 0)  # the backend dies with the launcher too (kept across exec)
     os.execv(sys.argv[2], sys.argv[2:])
 result = 0
 while True:
