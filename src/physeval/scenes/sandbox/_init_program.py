@@ -273,30 +273,12 @@ def kill_all():
             continue
 
 
-def main():
-    """Run the whole sequence described in the module docstring."""
-    global cfg, status
-    cfg = json.loads(sys.argv[1])
-    status = {
-        "setup_error": None,
-        "exit_code": None,
-        "signal": None,
-        "timed_out": False,
-        "memory_killed": False,
-        "peak_total": None,
-        "maxrss_kb": None,
-        "cpu_s": None,
-        "wall_s": None,
-        "collected": {},
-        "listing": {},
-        "notes": [],
-    }
-    mode = cfg["mode"]
+def prepare():
+    """Step 1: the root (namespaces), init's own protections, HOME/TMPDIR, the seccomp filter."""
     uid, gid = cfg["uid"], cfg["gid"]
-    box = cfg["box"]
     prepared = None
     try:
-        if mode == "namespaces":
+        if cfg["mode"] == "namespaces":
             build_root(cfg["root"])
         else:
             libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back to init
@@ -309,45 +291,47 @@ def main():
             prepared = seccomp_filter()
     except OSError as exc:
         fail(f"{type(exc).__name__}: {exc}")
+    return prepared
 
-    lim = cfg["limits"]
-    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
-    start = time.monotonic()
-    pid = os.fork()
-    cfg["program_pid"] = pid
-    if pid == 0:
-        try:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
-            os.setsid()
-            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-            for res, val in (
-                (resource.RLIMIT_CPU, (lim["cpu_s"], lim["cpu_s"] + 5)),
-                (resource.RLIMIT_AS, (lim["memory_bytes"],) * 2),
-                (resource.RLIMIT_FSIZE, (lim["file_bytes"],) * 2),
-                (resource.RLIMIT_NOFILE, (lim["open_files"],) * 2),
-                (resource.RLIMIT_NPROC, (lim["processes"],) * 2),
-                (resource.RLIMIT_MSGQUEUE, (lim["msgqueue_bytes"],) * 2),
-                (resource.RLIMIT_CORE, (0, 0)),
-            ):
-                hard = resource.getrlimit(res)[1]
-                if hard != resource.RLIM_INFINITY:  # never raise a hard limit (needs CAP_SYS_RESOURCE)
-                    val = (min(val[0], hard), min(val[1], hard))
-                resource.setrlimit(res, val)
-            if os.geteuid() == 0 and uid != 0:
-                os.setgroups([])
-                os.setresgid(gid, gid, gid)
-                os.setresuid(uid, uid, uid)
-            if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-                raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-            if prepared is not None:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
-                check(libc.prctl(22, 2, ctypes.byref(prepared[0]), 0, 0), "seccomp")
-            os.chdir(box)
-            os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
-        except BaseException as exc:  # noqa: BLE001 - report any failure to start, then exit 127
-            sys.stderr.write(f"physeval-sandbox: could not start the program: {exc!r}\n")
-            sys.stderr.flush()
-        os._exit(127)
 
+def exec_program(prepared):
+    """Step 2, in the forked child: session, limits, uid, no_new_privs, seccomp, then execve."""
+    lim, uid, gid = cfg["limits"], cfg["uid"], cfg["gid"]
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
+        os.setsid()
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        for res, val in (
+            (resource.RLIMIT_CPU, (lim["cpu_s"], lim["cpu_s"] + 5)),
+            (resource.RLIMIT_AS, (lim["memory_bytes"],) * 2),
+            (resource.RLIMIT_FSIZE, (lim["file_bytes"],) * 2),
+            (resource.RLIMIT_NOFILE, (lim["open_files"],) * 2),
+            (resource.RLIMIT_NPROC, (lim["processes"],) * 2),
+            (resource.RLIMIT_MSGQUEUE, (lim["msgqueue_bytes"],) * 2),
+            (resource.RLIMIT_CORE, (0, 0)),
+        ):
+            hard = resource.getrlimit(res)[1]
+            if hard != resource.RLIM_INFINITY:  # never raise a hard limit (needs CAP_SYS_RESOURCE)
+                val = (min(val[0], hard), min(val[1], hard))
+            resource.setrlimit(res, val)
+        if os.geteuid() == 0 and uid != 0:
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if prepared is not None:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+            check(libc.prctl(22, 2, ctypes.byref(prepared[0]), 0, 0), "seccomp")
+        os.chdir(cfg["box"])
+        os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+    except BaseException as exc:  # noqa: BLE001 - report any failure to start, then exit 127
+        sys.stderr.write(f"physeval-sandbox: could not start the program: {exc!r}\n")
+        sys.stderr.flush()
+    os._exit(127)
+
+
+def supervise(pid, start):
+    """Step 3: reap everything, enforce the wall clock and the memory watch, until no child is left."""
     deadline = start + float(cfg["wall_s"])
     watch = cfg["watch_memory"]
     main_done = False
@@ -386,6 +370,10 @@ def main():
     status["maxrss_kb"] = ru.ru_maxrss
     status["cpu_s"] = ru.ru_utime + ru.ru_stime
 
+
+def collect():
+    """Step 4: list the working directory and copy each collected file into its host descriptor."""
+    box = cfg["box"]
     try:
         for entry in sorted(os.listdir(box)):
             if entry in (".home", ".tmp"):
@@ -406,7 +394,7 @@ def main():
             if not stat.S_ISREG(st.st_mode):
                 status["notes"].append(f"{name} is not a regular file")
                 continue
-            left = min(st.st_size, lim["file_bytes"])
+            left = min(st.st_size, cfg["limits"]["file_bytes"])
             copied = 0
             while left > 0:
                 n = os.sendfile(out, fd, None, min(left, 1 << 24))
@@ -419,6 +407,35 @@ def main():
             status["notes"].append(f"could not collect {name}: {exc}")
         finally:
             os.close(fd)
+
+
+def main():
+    """Run the whole sequence described in the module docstring."""
+    global cfg, status
+    cfg = json.loads(sys.argv[1])
+    status = {
+        "setup_error": None,
+        "exit_code": None,
+        "signal": None,
+        "timed_out": False,
+        "memory_killed": False,
+        "peak_total": None,
+        "maxrss_kb": None,
+        "cpu_s": None,
+        "wall_s": None,
+        "collected": {},
+        "listing": {},
+        "notes": [],
+    }
+    prepared = prepare()
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        exec_program(prepared)
+    cfg["program_pid"] = pid
+    supervise(pid, start)
+    collect()
     write_status()
 
 
