@@ -10,7 +10,8 @@ plants one of each thing the pipeline must handle:
 * the second projectile scenario is a near duplicate of the first (removed by the filters);
 * the second pendulum scenario is perpetual motion (rejected as implausible);
 * the water-to-air scenario's questions are never JSON (rejected, the reply kept);
-* the first pendulum's question set misses the swing back (fails review once, passes revised).
+* the first pendulum's question set misses the swing back (fails review once, passes revised);
+* solver ``solver-build`` writes a program that exits with an error for the laser scene.
 """
 
 from __future__ import annotations
@@ -191,8 +192,10 @@ class BuildScript:
             return _json({"entities": ["the moving object"], "relations": ["moves under the stated law"],
                           "summary": f"the {key} scene: the objects and their motion", "sufficient": True,
                           "missing": []})
-        if model == "solver":
+        if model == "solver" or (model == "solver-build" and "green laser" not in prompt_text(request)):
             return Reply.text(f"```python\n{PROGRAM}```", reasoning="draw a moving disc")
+        if model == "solver-build":  # the laser scene's program fails
+            return Reply.text("```python\nimport sys\nsys.exit(3)\n```", reasoning="give up")
         if model == "vlm":
             count = len(re.findall(r"^\d+\. ", prompt_text(request), re.MULTILINE))
             return _json([{"index": str(i), "analysis": "seen", "result": True} for i in range(1, count + 1)])

@@ -29,16 +29,6 @@ def build_args(out: Path, server: ScriptedServer, *extra: str) -> list[str]:
             "--test-fraction", "0.34", "--no-progress", *extra]
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildScript]:
-    """One build of the scripted dataset, shared by the tests of this module."""
-    out = tmp_path_factory.mktemp("build") / "scenes"
-    script = BuildScript()
-    with ScriptedServer(script) as server:
-        assert main(build_args(out, server)) == 0
-    return out, script
-
-
 def test_the_dataset_keeps_exactly_the_scenarios_that_pass_every_stage(built: tuple[Path, BuildScript]) -> None:
     out, _ = built
     loaded = load_simuscene(out / "dataset" / "scenes.jsonl")

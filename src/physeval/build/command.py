@@ -112,10 +112,7 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
         with BuildStore(args.out) as store:
             stored = store.get_meta("invocation") or {}
     given = {k: v for k, v in vars(args).items() if v is not None and k not in _NOT_STORED}
-    merged = {**stored, **given}
-    with BuildStore(args.out) as store:
-        store.set_meta("invocation", merged)
-    return merged
+    return {**stored, **given}
 
 
 def _options(values: dict[str, Any]) -> Any:
@@ -175,7 +172,7 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
     cache = None if values.get("no_cache") else "default"
     try:
         result = run_build(args.out, options, models, stages=args.stage, cache=cache, console=console,
-                           progress=not args.no_progress and sys.stderr.isatty())
+                           progress=not args.no_progress and sys.stderr.isatty(), invocation=values)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/]: finished records are kept; rerun the same command to continue "
                       f"({escape(args.out)})")

@@ -114,9 +114,10 @@ class BuildOptions:
             raise OptionError("--judge-mode must be frames or video")
 
     def settings(self) -> dict[str, Any]:
-        """The recorded settings: every field but the concept selection and the concurrency."""
+        """The recorded settings: every field but the concept selection, the concurrency and the render
+        environment (``render_timeout``, ``sandbox``: a rerun may need a longer limit or another backend)."""
         data = dataclasses.asdict(self)
-        for name in ("concepts", "limit", "max_connections", "render_workers"):
+        for name in ("concepts", "limit", "max_connections", "render_workers", "render_timeout", "sandbox"):
             data.pop(name)
         data["levels"] = list(self.levels)
         data["prompts"] = load_prompts(dict(self.prompts)).digest()
@@ -184,15 +185,19 @@ def _check_settings(store: BuildStore, settings: dict[str, Any], models: dict[st
 
 def run_build(out: str | Path, options: BuildOptions, models: BuildModels, *,
               stages: Sequence[str] | None = None, progress: bool = False, cache: Any = "default",
-              console: Any = None) -> BuildResult:
-    """Run ``stages`` (default: all) of the build in ``out``; see the module docstring."""
+              console: Any = None, invocation: dict[str, Any] | None = None) -> BuildResult:
+    """Run ``stages`` (default: all) of the build in ``out``; see the module docstring.
+
+    ``cache`` is a :class:`~physeval.cache.ResponseCache`, ``None`` (no cache) or ``"default"`` (the
+    user's); ``invocation`` (the command line's options) is recorded once the settings are accepted.
+    """
     return asyncio.run(run_build_async(out, options, models, stages=stages, progress=progress, cache=cache,
-                                       console=console))
+                                       console=console, invocation=invocation))
 
 
 async def run_build_async(out: str | Path, options: BuildOptions, models: BuildModels, *,
                           stages: Sequence[str] | None = None, progress: bool = False, cache: Any = "default",
-                          console: Any = None) -> BuildResult:
+                          console: Any = None, invocation: dict[str, Any] | None = None) -> BuildResult:
     """:func:`run_build` inside a running event loop."""
     from physeval.build import checks, filters, generate, solve
     from physeval.cache import ResponseCache
@@ -216,6 +221,8 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
     result = BuildResult(Path(out))
     try:
         _check_settings(store, options.settings(), models.names())
+        if invocation is not None:
+            store.set_meta("invocation", invocation)
         caller = JsonCaller(store, response_cache, prompts, seed=options.seed, reply_attempts=options.reply_attempts)
         roles: dict[str, Role] = {}
         if models.generator is not None:
