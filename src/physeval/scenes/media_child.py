@@ -113,6 +113,12 @@ class _Server:
             self.proc.wait(5)
         except (OSError, subprocess.TimeoutExpired):
             pass
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
 
 
 @atexit.register
