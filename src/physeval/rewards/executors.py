@@ -1,0 +1,200 @@
+"""Where reward work runs: this machine's process pools, or Ray tasks on a cluster.
+
+Why: the same batched reward code must run in one process for a small job, fan out over the
+machine's cores for a GRPO batch, and over a Ray cluster for a big one, with identical
+rewards. An executor offers three awaitable operations and nothing else:
+
+* ``grade(fn, items)``: ``[fn(i) for i in items]`` in input order. Locally this is the ONE shared
+  grading pool (:func:`physeval.grading.pool.grade_many`, run in a thread so the event loop
+  never blocks); on Ray, chunks of items as Ray tasks. Graders are pure, so the results are
+  identical to serial.
+* ``render(job)``: one scene program rendered in the sandbox (and, for frames mode, its frames
+  sampled in the same worker, so decoding never happens on the event loop). Locally a spawn
+  process pool of ``render_workers``; on Ray one task per program (``num_cpus=1``).
+* ``judge(job)``: one judge verdict. Locally a coroutine on the caller's loop (requests overlap,
+  bounded by the caller's semaphore); on Ray a zero-CPU task (it waits on the network).
+
+Executors are built once and kept (warm workers keep their caches); ``close()`` stops them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import multiprocessing
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+__all__ = ["ExecutorName", "JudgeJob", "LocalExecutor", "RayExecutor", "RenderJob", "make_executor"]
+
+ExecutorName = Literal["local", "ray"]
+
+_SUBMIT_MAX = 4  # up to this many items go to the pool one by one (no thread, no batch ordering needed)
+
+
+@dataclass(frozen=True)
+class RenderJob:
+    """One program to render: what :func:`physeval.scenes.render.render_program` needs, plus framing.
+
+    ``n_frames > 0`` samples that many frames in the worker after a playable render; ``discard``
+    deletes the video (and its temporary directory) afterwards, once the frames are taken.
+    """
+
+    code: str
+    timeout: float = 120.0
+    sandbox: str = "auto"
+    keep_dir: str | None = None
+    video_name: str = "video.mp4"
+    n_frames: int = 0
+    max_side: int = 448
+    discard: bool = False
+
+
+@dataclass(frozen=True)
+class JudgeJob:
+    """One judge request for the Ray executor: judges named by model spec (built in the task)."""
+
+    judges: tuple[str, ...]
+    base_url: str | None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def render_job(job: RenderJob) -> tuple[Any, list[Any] | None]:
+    """Render ``job`` (and sample its frames when asked); ``(Render, frames or None)``. Never raises."""
+    from physeval.scenes.render import render_program
+
+    render = render_program(job.code, timeout=job.timeout, keep_dir=job.keep_dir, video_name=job.video_name,
+                            sandbox=job.sandbox)
+    frames = None
+    if render.playable and job.n_frames > 0 and render.video_path:
+        try:
+            from physeval.scenes.frames import sample_frames
+
+            frames = list(sample_frames(render.video_path, job.n_frames, max_side=job.max_side))
+        except Exception:  # noqa: BLE001 - no frames: the judge records it as an error verdict
+            frames = []
+    if job.discard and render.video_path:
+        video = Path(render.video_path)
+        try:
+            video.unlink(missing_ok=True)
+            if job.keep_dir is None:
+                shutil.rmtree(video.parent, ignore_errors=True)
+        except OSError:
+            pass
+    return render, frames
+
+
+def judge_job(job: JudgeJob) -> Any:
+    """Build the judges from their specs and ask them (a Ray task's body); the verdict."""
+    from physeval.models.spec import model_from_spec
+    from physeval.scenes.judge import judge_video_sync
+
+    judges = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
+    return judge_video_sync(judges=judges, **job.kwargs)
+
+
+def _chunk(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+    return [fn(item) for item in items]
+
+
+class LocalExecutor:
+    """This machine: the shared grading pool, a spawn pool of ``render_workers`` for renders."""
+
+    name = "local"
+
+    def __init__(self, *, render_workers: int | None = None, grading_processes: int | None = None) -> None:
+        self.render_workers = max(1, render_workers or os.cpu_count() or 1)
+        self.grading_processes = grading_processes
+        self._renders: concurrent.futures.ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _render_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        with self._lock:
+            if self._renders is None:
+                self._renders = concurrent.futures.ProcessPoolExecutor(
+                    max_workers=self.render_workers, mp_context=multiprocessing.get_context("spawn"))
+            return self._renders
+
+    async def grade(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """``[fn(i) for i in items]`` through :func:`physeval.grading.pool.grade_many`, off the loop."""
+        from physeval.grading.pool import grade_many, submit
+
+        items = list(items)
+        if self.grading_processes is None and 0 < len(items) <= _SUBMIT_MAX:
+            # a few items (a service request): each straight into the shared pool, nothing waits on a thread
+            return list(await asyncio.gather(*(asyncio.wrap_future(submit(fn, item)) for item in items)))
+        return await asyncio.to_thread(grade_many, fn, items, processes=self.grading_processes)
+
+    async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
+        """Render in the process pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._render_pool(), render_job, job)
+
+    async def judge(self, job: JudgeJob) -> Any:
+        """Judges named by spec, asked on this loop."""
+        from physeval.models.spec import model_from_spec
+        from physeval.scenes.judge import judge_video
+
+        judges = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
+        return await judge_video(judges=judges, **job.kwargs)
+
+    def close(self) -> None:
+        """Stop the render workers (the shared grading pool stays: it belongs to the process)."""
+        with self._lock:
+            pool, self._renders = self._renders, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class RayExecutor:
+    """Ray tasks on whatever cluster ``ray.init(address=...)`` reaches (``address=None``: a local one)."""
+
+    name = "ray"
+
+    def __init__(self, *, address: str | None = None, chunk_size: int = 64) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            from physeval.errors import UserError
+
+            raise UserError("--executor ray needs ray: pip install 'physeval[ray]'") from exc
+        if not ray.is_initialized():
+            ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+        self._ray = ray
+        self.chunk_size = max(1, chunk_size)
+        self._render = ray.remote(num_cpus=1, max_retries=2)(render_job)
+        self._judge = ray.remote(num_cpus=0, max_retries=0)(judge_job)
+        self._grade = ray.remote(num_cpus=1, max_retries=2)(_chunk)
+
+    async def grade(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """Chunks of ``chunk_size`` items as Ray tasks; results in input order."""
+        items = list(items)
+        chunks = [items[i:i + self.chunk_size] for i in range(0, len(items), self.chunk_size)]
+        refs = [self._grade.remote(fn, chunk) for chunk in chunks]
+        parts = await asyncio.gather(*(asyncio.wrap_future(ref.future()) for ref in refs))
+        return [result for part in parts for result in part]
+
+    async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
+        """One Ray task per program."""
+        return await asyncio.wrap_future(self._render.remote(job).future())
+
+    async def judge(self, job: JudgeJob) -> Any:
+        """One zero-CPU Ray task per verdict."""
+        return await asyncio.wrap_future(self._judge.remote(job).future())
+
+    def close(self) -> None:
+        """Nothing to stop: the cluster belongs to whoever started it."""
+
+
+def make_executor(name: ExecutorName = "local", *, render_workers: int | None = None,
+                  grading_processes: int | None = None, address: str | None = None) -> LocalExecutor | RayExecutor:
+    """The executor called ``name`` (``local`` or ``ray``)."""
+    if name == "local":
+        return LocalExecutor(render_workers=render_workers, grading_processes=grading_processes)
+    if name == "ray":
+        return RayExecutor(address=address)
+    raise ValueError(f"executor must be 'local' or 'ray', not {name!r}")

@@ -1,0 +1,353 @@
+"""``physeval serve``: the rewards as an HTTP service (FastAPI + uvicorn; the ``serve`` extra).
+
+Endpoints:
+
+* ``POST /score``: ``{"id"?, "completions": [...], "references"?: [...], "questions"?: [...],
+  "scenes"?: [...]}`` -> ``{"id", "rewards": [...], "results": [RewardResult dicts]}`` (scenes
+  are bank ids; the scene track also takes them as ``references``).
+* ``POST /get_reward``: OpenRLHF's remote reward-model protocol, ``{"query", "prompts", "labels"}``
+  -> ``{"rewards", "scores", "extra_logs"}`` (the response is the query after its prompt).
+* ``GET /health``: ``{"status": "ok", ...}``; ``GET /metrics``: requests, answers by status,
+  latency percentiles, queue depth, requests in flight, per-stage counts.
+
+Contract:
+
+* **Bounded queue, backpressure.** A request waits in a queue of ``queue_size`` requests served by
+  ``concurrency`` workers. When the queue is full the request is answered at once with 503 and
+  ``Retry-After``; no request is ever dropped silently (each is answered 200, 4xx or 503).
+* **Timeouts explain themselves.** A request not scored within ``request_timeout`` seconds is
+  answered 200 with reward 0 for each item, outcome ``timeout`` and the reason, never left hanging.
+* **Graceful shutdown.** On SIGTERM or SIGINT the server stops accepting connections, finishes
+  every request already received (uvicorn's graceful shutdown), then stops the workers and pools;
+  it prints one line with the counts so an operator (or a test) can check nothing was lost.
+* **Where work runs.** ``executor="local"``: the shared grading pool and a render pool on this
+  machine; ``"ray"``: Ray tasks on whatever cluster ``ray.init(address=ray_address)`` reaches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import socket
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from physeval.rewards.batch import NumericRewardOptions, SymbolicRewardOptions, Track, ascore_batch
+from physeval.rewards.executors import ExecutorName, make_executor
+from physeval.rewards.result import RewardResult
+from physeval.rewards.scene import SceneRewardOptions
+from physeval.rewards.trainers import openrlhf_result
+
+try:  # the serve extra; FastAPI resolves the handlers' annotations by name from this module
+    from fastapi import Request
+except ImportError:  # pragma: no cover - create_app/serve say which extra to install
+    Request = Any  # type: ignore[misc,assignment]
+
+__all__ = ["Busy", "RewardService", "ServiceOptions", "create_app", "serve"]
+
+_LATENCY_KEEP = 200_000
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    """How the reward service runs.
+
+    Attributes:
+        track: ``numeric``, ``symbolic`` or ``scene``.
+        executor: ``local`` or ``ray``; ``ray_address`` is given to ``ray.init`` (``None``: local Ray).
+        queue_size: Requests that may wait; one more is answered 503.
+        concurrency: Requests scored at once (their items fan out over the pools).
+        request_timeout: Seconds before a request is answered with explained zeros.
+        retry_after_s: The ``Retry-After`` of a 503.
+        max_items: Items one request may carry (more is a 413).
+        render_workers: Render processes (local executor; ``None``: one per core).
+        numeric / symbolic / scene: The track's reward options.
+    """
+
+    track: Track = "numeric"
+    executor: ExecutorName = "local"
+    ray_address: str | None = None
+    queue_size: int = 1024
+    concurrency: int = 64
+    request_timeout: float = 600.0
+    retry_after_s: int = 1
+    max_items: int = 8192
+    render_workers: int | None = None
+    numeric: NumericRewardOptions = field(default_factory=NumericRewardOptions)
+    symbolic: SymbolicRewardOptions = field(default_factory=SymbolicRewardOptions)
+    scene: SceneRewardOptions = field(default_factory=SceneRewardOptions)
+
+    def __post_init__(self) -> None:
+        if self.track not in ("numeric", "symbolic", "scene"):
+            raise ValueError(f"track must be 'numeric', 'symbolic' or 'scene', not {self.track!r}")
+        if self.queue_size < 1 or self.concurrency < 1:
+            raise ValueError("queue_size and concurrency must be at least 1")
+
+    @property
+    def track_options(self) -> Any:
+        """The options of the served track."""
+        return {"numeric": self.numeric, "symbolic": self.symbolic, "scene": self.scene}[self.track]
+
+
+class Busy(Exception):
+    """The queue is full: answer 503 with ``Retry-After``."""
+
+
+@dataclass
+class _Job:
+    completions: list[str]
+    references: list[Any] | None
+    questions: list[str] | None
+    future: asyncio.Future[list[RewardResult]]
+
+
+class _Metrics:
+    """Counters and latencies, safe to read while requests run."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started = time.time()
+        self.requests = 0
+        self.items = 0
+        self.statuses: collections.Counter[int] = collections.Counter()
+        self.stages: collections.Counter[str] = collections.Counter()
+        self.outcomes: collections.Counter[str] = collections.Counter()
+        self.timeouts = 0
+        self.latencies: collections.deque[float] = collections.deque(maxlen=_LATENCY_KEEP)
+
+    def answered(self, status: int, seconds: float, results: Sequence[RewardResult] = ()) -> None:
+        with self.lock:
+            self.statuses[status] += 1
+            self.latencies.append(seconds)
+            for r in results:
+                self.outcomes[r.outcome] += 1
+                self.stages[str(r.explanation.get("stage") or r.outcome)] += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            latencies = sorted(self.latencies)
+            return {
+                "uptime_s": time.time() - self.started, "requests": self.requests, "items": self.items,
+                "responses": {str(k): v for k, v in sorted(self.statuses.items())},
+                "rejected_503": self.statuses.get(503, 0), "timeouts": self.timeouts,
+                "latency_s": {f"p{q}": _percentile(latencies, q) for q in (50, 90, 99)}
+                | {"max": latencies[-1] if latencies else None, "count": len(latencies)},
+                "outcomes": dict(self.outcomes), "stages": dict(self.stages),
+            }
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    rank = max(0, min(len(values) - 1, int(round(q / 100 * (len(values) - 1)))))
+    return values[rank]
+
+
+class RewardService:
+    """The queue, its workers and the executor behind the HTTP endpoints (usable without HTTP)."""
+
+    def __init__(self, options: ServiceOptions, *, judges: Sequence[Any] | None = None) -> None:
+        self.options = options
+        self.judges = judges
+        self.metrics = _Metrics()
+        self.in_flight = 0
+        self._queue: asyncio.Queue[_Job] | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        self._executor: Any = None
+
+    @property
+    def queue_depth(self) -> int:
+        """Requests waiting for a worker."""
+        return self._queue.qsize() if self._queue is not None else 0
+
+    async def start(self) -> None:
+        """Build the executor (pools start on first use) and the workers."""
+        self._executor = await asyncio.to_thread(make_executor, self.options.executor,
+                                                 render_workers=self.options.render_workers,
+                                                 address=self.options.ray_address)
+        self._queue = asyncio.Queue(maxsize=self.options.queue_size)
+        self._workers = [asyncio.create_task(self._work()) for _ in range(self.options.concurrency)]
+
+    async def stop(self) -> None:
+        """Finish every queued request, then stop the workers and the executor."""
+        if self._queue is not None:
+            await self._queue.join()
+        for task in self._workers:
+            task.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        if self._executor is not None:
+            await asyncio.to_thread(self._executor.close)
+
+    async def _work(self) -> None:
+        assert self._queue is not None
+        while True:
+            job = await self._queue.get()
+            self.in_flight += 1
+            try:
+                results = await ascore_batch(self.options.track, job.completions, job.references,
+                                             questions=job.questions, options=self.options.track_options,
+                                             executor=self._executor, judges=self.judges)
+                if not job.future.done():
+                    job.future.set_result(results)
+            except Exception as exc:  # noqa: BLE001 - answered as a 500 naming the failure
+                if not job.future.done():
+                    job.future.set_exception(exc)
+            finally:
+                self.in_flight -= 1
+                self._queue.task_done()
+
+    async def score(self, completions: list[str], references: list[Any] | None,
+                    questions: list[str] | None = None) -> list[RewardResult]:
+        """Queue one request and wait for it (``Busy`` when the queue is full; explained zeros on timeout)."""
+        assert self._queue is not None, "the service is not started"
+        future: asyncio.Future[list[RewardResult]] = asyncio.get_running_loop().create_future()
+        try:
+            self._queue.put_nowait(_Job(completions, references, questions, future))
+        except asyncio.QueueFull:
+            raise Busy() from None
+        with self.metrics.lock:
+            self.metrics.requests += 1
+            self.metrics.items += len(completions)
+        timeout = self.options.request_timeout
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except asyncio.TimeoutError:
+            with self.metrics.lock:
+                self.metrics.timeouts += 1
+            reason = f"not scored within the {timeout:g} s request timeout (the service was saturated or slow)"
+            return [RewardResult(0.0, outcome="timeout", reason=reason, explanation={"stage": "timeout"})
+                    for _ in completions]
+
+
+def _strings(value: Any, name: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError(f"{name!r} must be a JSON list")
+    return ["" if v is None else str(v) for v in value]
+
+
+def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, announce: bool = False) -> Any:
+    """The FastAPI application (``judges``: model objects for the scene track instead of option specs)."""
+    try:
+        from fastapi import FastAPI
+        from fastapi.responses import JSONResponse
+    except ImportError as exc:
+        from physeval.errors import UserError
+
+        raise UserError("physeval serve needs the serve extra: pip install 'physeval[serve]'") from exc
+
+    service = RewardService(options, judges=judges)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        await service.start()
+        if announce:
+            print("physeval serve: ready", file=sys.stderr, flush=True)
+        try:
+            yield
+        finally:
+            await service.stop()
+            if announce:
+                snap = service.metrics.snapshot()
+                print(f"physeval serve: stopped; requests={snap['requests']} "
+                      f"answered={sum(snap['responses'].values())} responses={snap['responses']} "
+                      f"in_flight={service.in_flight} queued={service.queue_depth}", file=sys.stderr, flush=True)
+
+    app = FastAPI(title="physeval rewards", lifespan=lifespan)
+    app.state.service = service
+
+    async def _scored(completions: list[str], references: list[Any] | None, questions: list[str] | None,
+                      render: Any) -> Any:
+        started = time.perf_counter()
+        if len(completions) > options.max_items:
+            service.metrics.answered(413, time.perf_counter() - started)
+            return JSONResponse({"error": f"at most {options.max_items} items per request"}, status_code=413)
+        try:
+            results = await service.score(completions, references, questions)
+        except Busy:
+            service.metrics.answered(503, time.perf_counter() - started)
+            return JSONResponse({"error": "the reward queue is full; retry later",
+                                 "queue_depth": service.queue_depth}, status_code=503,
+                                headers={"Retry-After": str(options.retry_after_s)})
+        except Exception as exc:  # noqa: BLE001 - a failure is answered, never swallowed
+            service.metrics.answered(500, time.perf_counter() - started)
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
+        service.metrics.answered(200, time.perf_counter() - started, results)
+        return JSONResponse(render(results))
+
+    def _bad(message: str) -> Any:
+        service.metrics.answered(400, 0.0)
+        return JSONResponse({"error": message}, status_code=400)
+
+    @app.post("/score")
+    async def score(request: Request) -> Any:
+        try:
+            body = await request.json()
+            completions = _strings(body.get("completions"), "completions")
+            refs = body.get("scenes") if options.track == "scene" and "scenes" in body else body.get("references")
+            if not isinstance(refs, list) or len(refs) != len(completions):
+                raise ValueError("one reference (scene id for scenes) per completion is needed")
+            questions = body.get("questions")
+            if questions is not None:
+                questions = _strings(questions, "questions")
+        except (ValueError, AttributeError) as exc:
+            return _bad(str(exc))
+        request_id = body.get("id")
+        return await _scored(completions, refs, questions, lambda results: {
+            "id": request_id, "rewards": [r.reward for r in results], "results": [r.to_dict() for r in results]})
+
+    @app.post("/get_reward")
+    async def get_reward(request: Request) -> Any:
+        try:
+            body = await request.json()
+            queries = _strings(body.get("query"), "query")
+            prompts = _strings(body.get("prompts", [""] * len(queries)), "prompts")
+            labels = body.get("labels")
+            if not isinstance(labels, list) or not len(labels) == len(prompts) == len(queries):
+                raise ValueError("'query', 'prompts' and 'labels' must be lists of one length")
+        except (ValueError, AttributeError) as exc:
+            return _bad(str(exc))
+        responses = [q[len(p):] if p and q.startswith(p) else q for q, p in zip(queries, prompts)]
+        return await _scored(responses, labels, prompts, openrlhf_result)
+
+    @app.get("/health")
+    async def health() -> Any:
+        out = {"status": "ok", "track": options.track, "executor": options.executor,
+               "queue_depth": service.queue_depth, "in_flight": service.in_flight}
+        if options.track == "scene":
+            out["judges"] = options.scene.record()  # reward and evaluation judges, side by side
+        return out
+
+    @app.get("/metrics")
+    async def metrics() -> Any:
+        return {**service.metrics.snapshot(), "queue_depth": service.queue_depth, "in_flight": service.in_flight,
+                "queue_size": options.queue_size, "concurrency": options.concurrency, "track": options.track,
+                "executor": options.executor}
+
+    return app
+
+
+def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
+          graceful_timeout: float | None = None) -> None:
+    """Run the service until SIGTERM/SIGINT; prints ``physeval serve: listening on URL`` once bound."""
+    try:
+        import uvicorn
+    except ImportError as exc:
+        from physeval.errors import UserError
+
+        raise UserError("physeval serve needs the serve extra: pip install 'physeval[serve]'") from exc
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(4096)
+    bound = sock.getsockname()[1]
+    print(f"physeval serve: listening on http://{host}:{bound} (track {options.track}, executor {options.executor})",
+          file=sys.stderr, flush=True)
+    app = create_app(options, announce=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, backlog=4096,
+                            timeout_graceful_shutdown=graceful_timeout, timeout_keep_alive=30)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,94 @@
+"""Real scene programs and scripted judges shared by the reward tests and bench/rewards.py.
+
+The programs are what a policy writes: a good one (a square moving across the frame for 1.5 s),
+a broken one (raises before writing), a slow one (sleeps past any test's render timeout), and
+three built to fool a judge without the physics (captions claiming YES, a still picture, the
+right objects drawn without motion). Judges are scripted: each answers every question of the
+prompt with a fixed pattern, optionally after a delay.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+
+from physeval.testing import Reply, Request
+
+_WRITER = """\
+import sys
+import numpy as np
+import imageio.v2 as imageio
+writer = imageio.get_writer(sys.argv[1], fps=10, codec="libx264", macro_block_size=16)
+"""
+
+GOOD = _WRITER + """\
+for i in range(15):
+    img = np.full((96, 128, 3), 240, np.uint8)
+    img[40:56, 5 + 7 * i: 21 + 7 * i] = (200, 40, 40)
+    writer.append_data(img)
+writer.close()
+"""
+
+BROKEN = "import sys\nraise RuntimeError('the simulation diverged')\n"
+
+SLOW = "import time\ntime.sleep(60)\n"
+
+STATIC = _WRITER + """\
+img = np.full((96, 128, 3), 240, np.uint8)
+img[40:56, 50:66] = (200, 40, 40)
+for i in range(15):
+    writer.append_data(img)
+writer.close()
+"""
+
+CAPTIONS_YES = _WRITER + """\
+import cv2
+QUESTIONS = sys.argv[2:] or ["Does the ball bounce?"]
+for i in range(15):
+    img = np.full((96, 128, 3), 240, np.uint8)
+    cv2.putText(img, "YES: all questions true", (2, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
+    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 80), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
+    writer.append_data(img)
+writer.close()
+"""
+
+NO_MOTION = _WRITER + """\
+import cv2
+for i in range(15):
+    img = np.full((96, 128, 3), 240, np.uint8)
+    cv2.circle(img, (64, 48), 10, (30, 90, 200), -1)  # the ball, never moving
+    cv2.line(img, (0, 60), (127, 60), (0, 0, 0), 1)   # the floor
+    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
+    writer.append_data(img)
+writer.close()
+"""
+
+
+def fenced(code: str) -> str:
+    """A rollout: some prose and the program in a fenced python block."""
+    return f"Here is the simulation.\n\n```python\n{code}```\n"
+
+
+def question_labels(request: Request) -> list[str]:
+    """The question numbers listed in a judge prompt (``N. text`` lines after ``Questions:``)."""
+    prompt = request.prompt
+    listing = prompt.split("Questions:", 1)[-1].split("Reply with", 1)[0]
+    return re.findall(r"^(\d+)\. ", listing, flags=re.M)
+
+
+def judge_script(pattern: Callable[[int, str], bool] | bool = True, *, delay_s: float = 0.0) -> Callable[..., Reply]:
+    """A judge answering question ``k`` (0-based) with ``pattern(k, label)`` (or a constant)."""
+    def script(request: Request) -> Reply:
+        labels = question_labels(request)
+        answers = [{"index": label, "analysis": "scripted",
+                    "result": bool(pattern(k, label)) if callable(pattern) else bool(pattern)}
+                   for k, label in enumerate(labels)]
+        return Reply.text(json.dumps(answers), delay_s=delay_s)
+
+    return script
+
+
+def answers_of(per_question: dict[str, bool], keys: Sequence[str]) -> list[bool]:
+    """The per-question verdicts in ``keys`` order."""
+    return [per_question[k] for k in keys]
