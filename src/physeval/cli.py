@@ -190,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analysis_commands(sub)
     _add_scene_commands(sub)
     _add_build_commands(sub)
+    _add_serve_command(sub)
     return parser
 
 
@@ -247,6 +248,13 @@ def _add_scene_commands(sub: Any) -> None:
     agreement.add_argument("run_dir")
     agreement.add_argument("--human", required=True, help="LABELS.csv")
     agreement.set_defaults(func=_cmd_agreement)
+
+
+def _add_serve_command(sub: Any) -> None:
+    """``physeval serve`` (see :mod:`physeval.rewards.command`)."""
+    from physeval.rewards.command import add_serve_parser
+
+    add_serve_parser(sub)
 
 
 def _add_build_commands(sub: Any) -> None:
