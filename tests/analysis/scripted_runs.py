@@ -15,8 +15,8 @@ import hashlib
 import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from physeval.evaluate import evaluate
 from physeval.problems import Problem

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 from analysis.rows import row, store_run
 
-from physeval.analysis.paired import PairingError, compare_pair, compare_runs, paired_bootstrap, tiers
+from physeval.analysis.paired import (
+    PairingError,
+    compare_pair,
+    compare_runs,
+    paired_bootstrap,
+    tiers,
+)
 
 
 def _exact_bootstrap(diffs: list[float]) -> tuple[float, float]:

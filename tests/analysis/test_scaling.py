@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 from analysis.rows import row, store_run
 
-from physeval.analysis.scaling import decay, expected_majority, fit_decay, maj_curve, pass_curve, scaling_curves
+from physeval.analysis.scaling import (
+    decay,
+    expected_majority,
+    fit_decay,
+    maj_curve,
+    pass_curve,
+    scaling_curves,
+)
 from physeval.metrics import outcomes_from_rows
 
 
@@ -66,3 +73,11 @@ def test_too_few_samples_give_no_fit_and_say_why(tmp_path: Path) -> None:
     run = store_run(tmp_path / "run", _item("1", "10", "AB"))
     curves = scaling_curves(run)
     assert curves.pass_fit is None and any("K = 2" in n for n in curves.notes)
+
+
+def test_a_rate_never_extrapolates_above_one() -> None:
+    # A curve still rising steeply at K: unconstrained, the upper bound would exceed 1.
+    ks = np.arange(1, 6)
+    upper, improvement, rate = fit_decay(ks, [0.5, 0.62, 0.74, 0.86, 0.98])  # type: ignore[misc]
+    assert upper == 1.0 and improvement > 0
+    assert float(decay([64], upper, improvement, rate)[0]) <= 1.0

@@ -239,7 +239,7 @@ def _rich(board: Board) -> Any:
     for column in board.columns:
         table.add_column(escape(column), justify="right")
     for row in board.rows:
-        table.add_row(escape(row.model), *(cell_text(c).replace(" n=", "\nn=") for c in row.cells))
+        table.add_row(escape(row.model), *(cell_text(c).replace(" [", "\n[").replace(" n=", "\nn=") for c in row.cells))
     return table
 
 

@@ -9,8 +9,8 @@ each point is reduced over variants and problems like every metric, with its int
 
 Fit. ``f(k) = U - D * exp(-r * (k - 1))``: ``U`` the upper bound the curve approaches,
 ``D = U - f(1)`` the improvement still achievable over one sample, ``r`` the decay rate (the
-three quantities of PHYBench's Table 7), least squares with :func:`scipy.optimize.curve_fit`
-(scipy is the ``analysis`` extra). Extrapolations to larger k carry a 95 % interval from
+three quantities of PHYBench's Table 7), by least squares (:func:`fit_decay`, numpy only).
+Extrapolations to larger k carry a 95 % interval from
 refitting on problems resampled with replacement (fixed seed): it says how much the estimate
 moves with the problems drawn, and it assumes the decay form holds beyond K, which no data can
 check; a fit needs at least four points (K >= 4: one more than the three parameters).
@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from physeval.analysis.runs import Run
-from physeval.errors import missing_extra
 from physeval.metrics import (
     SampleOutcome,
     item_majority,
@@ -118,22 +117,49 @@ def decay(k: Any, upper: float, improvement: float, rate: float) -> Any:
     return upper - improvement * np.exp(-rate * (np.asarray(k, dtype=float) - 1.0))
 
 
-def fit_decay(ks: Sequence[float], values: Sequence[float]) -> tuple[float, float, float] | None:
-    """Least-squares ``(U, D, r)`` of :func:`decay` through the points; ``None`` when it does not converge."""
-    try:
-        from scipy.optimize import curve_fit
-    except ImportError as exc:  # pragma: no cover - scipy is in the dev environment
-        raise missing_extra("the test-time scaling fit", "analysis", "scipy") from exc
+def fit_decay(ks: Sequence[float], values: Sequence[float], *, upper_max: float = 1.0,
+              ) -> tuple[float, float, float] | None:
+    """Least-squares ``(U, D, r)`` of :func:`decay` through the points (``U <= upper_max``, 1 for a
+    rate; ``D >= 0``; ``r`` in [1e-4, 50]); ``None`` with fewer than :data:`MIN_FIT_POINTS`
+    points or non-finite values.
+
+    For a fixed ``r`` the model is linear in ``U`` and ``D``, so ``r`` is searched (a log grid,
+    then golden-section refinement of the best cell) with ``U`` and ``D`` solved exactly at
+    each ``r``: a global minimum over the bounds, fast enough to refit hundreds of resamples.
+    """
     x, y = np.asarray(ks, dtype=float), np.asarray(values, dtype=float)
     if x.size < MIN_FIT_POINTS or not np.all(np.isfinite(y)):
         return None
-    start = (float(y.max()), max(float(y.max() - y[0]), 1e-3), 0.5)
-    try:
-        params, _ = curve_fit(decay, x, y, p0=start, bounds=([-np.inf, 0.0, 1e-6], [np.inf, np.inf, 50.0]),
-                              maxfev=20_000)
-    except (RuntimeError, ValueError):
-        return None
-    return (float(params[0]), float(params[1]), float(params[2]))
+
+    def solve(rates: Any) -> tuple[Any, Any, Any]:
+        basis = np.exp(-np.outer(np.atleast_1d(rates), x - 1.0))  # one row per rate
+        b_mean, y_mean = basis.mean(axis=1, keepdims=True), y.mean()
+        spread = ((basis - b_mean) ** 2).sum(axis=1)
+        cov = ((basis - b_mean) * (y - y_mean)).sum(axis=1)
+        slope = np.where(spread > 1e-15, cov / np.where(spread > 1e-15, spread, 1.0), 0.0)
+        improvement = np.maximum(0.0, -slope)  # y = U - D * basis, D >= 0
+        upper = y_mean + improvement * b_mean[:, 0]
+        capped = upper > upper_max  # the bound is active: U = upper_max, D by least squares alone
+        if np.any(capped):
+            fixed = np.maximum(0.0, (basis * (upper_max - y)).sum(axis=1) / (basis ** 2).sum(axis=1))
+            upper, improvement = np.where(capped, upper_max, upper), np.where(capped, fixed, improvement)
+        return upper, improvement, ((upper[:, None] - improvement[:, None] * basis - y) ** 2).sum(axis=1)
+
+    grid = np.geomspace(1e-4, 50.0, 400)
+    best = int(np.argmin(solve(grid)[2]))
+    lo, hi = np.log(grid[max(best - 1, 0)]), np.log(grid[min(best + 1, grid.size - 1)])
+    golden = (math.sqrt(5) - 1) / 2
+    for _ in range(60):
+        a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
+        losses = solve(np.exp([a, b]))[2]
+        if losses[0] <= losses[1]:
+            hi = b
+        else:
+            lo = a
+    rate = math.exp((lo + hi) / 2)
+    upper, improvement, _ = solve(rate)
+    upper, improvement = float(upper[0]), float(improvement[0])
+    return (upper, improvement, rate)
 
 
 def expected_majority(samples: Sequence[SampleOutcome], k: int, *, budget: int = MAJ_SUBSETS,

@@ -1,16 +1,18 @@
-"""Side-by-side comparison of several runs' summaries (the metrics they share)."""
+"""Comparing runs in the terminal: side by side (the metrics they share), paired by problem
+(differences with bootstrap intervals, p-values and tiers), and matched at a scene stage."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
 from physeval.report.summary import MetricKey, metric_entries, read_summary
 
-__all__ = ["compare_runs", "comparison_table"]
+__all__ = ["compare_runs", "comparison_table", "default_metric", "matched_table", "paired_report", "paired_table"]
 
 
 def compare_runs(run_dirs: Sequence[str | Path], *, breakdowns: bool = False,
@@ -29,7 +31,7 @@ def comparison_table(run_dirs: Sequence[str | Path], *, breakdowns: bool = False
     table = Table(title="physeval compare")
     table.add_column("metric")
     for directory, summary in zip(run_dirs, summaries):
-        table.add_column(f"{summary['model']}\n{Path(directory).name}", justify="right")
+        table.add_column(f"{escape(str(summary['model']))}\n{escape(Path(directory).name)}", justify="right")
     for key in keys:
         table.add_row(escape(key.label), *(_cell(key.lookup(summary) or {}) for summary in summaries))
     return table
@@ -41,3 +43,62 @@ def _cell(m: dict[str, Any]) -> str:
         return "-"
     text = f"{value:.3f} [{low:.3f}, {high:.3f}]" if low is not None and high is not None else f"{value:.3f}"
     return f"{text} n={n}" if n is not None else text
+
+
+def default_metric(runs: Sequence[Any]) -> str:
+    """What to pair on when no metric is named: accuracy, or the playable rate for unjudged scenes."""
+    if runs and runs[0].track == "scene" and "accuracy" not in (runs[0].summary.get("metrics") or {}):
+        return "playable_rate"
+    return "accuracy"
+
+
+def paired_table(comparison: Any) -> Table:
+    """A :class:`~physeval.analysis.paired.Comparison` as a rich table, tiers and overlap in the caption."""
+    tiers = "; ".join(f"tier {i + 1}: {', '.join(t)}" for i, t in enumerate(comparison.tiers))
+    partial = [p for p in comparison.pairs if p.overlap.partial]
+    caption = f"tiers at {100 * comparison.level:.0f}% confidence: {tiers}"
+    for p in partial:
+        caption += (f"\n{p.a} vs {p.b}: partial overlap, {p.overlap.common_items} common items, "
+                    f"{p.overlap.only_a} only in {p.a}, {p.overlap.only_b} only in {p.b}")
+    table = Table(title=f"paired by problem: {escape(comparison.metric)} (bootstrap, "
+                        f"{comparison.pairs[0].resamples} resamples)", caption=escape(caption))
+    for i, column in enumerate(("A", "B", "value A", "value B", "A - B [95% CI]", "p", "A better", "n")):
+        table.add_column(column, justify="left" if i < 2 else "right")
+    for p in comparison.pairs:
+        p_text = f"< {1 / p.resamples:.0e}" if p.p_value == 0 else f"{p.p_value:.3f}"
+        table.add_row(escape(p.a), escape(p.b), f"{p.value_a:.3f}", f"{p.value_b:.3f}",
+                      f"{p.diff:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}]", p_text, f"{100 * p.confidence:.1f}%",
+                      str(p.n))
+    return table
+
+
+def matched_table(result: Any) -> Table:
+    """A :class:`~physeval.analysis.matched.MatchedStage` as a rich table, the subset size in the title."""
+    names = list(dict.fromkeys(name for r in result.runs for name, _ in r.metrics))
+    table = Table(title=f"matched at {escape(result.stage)}: {result.size} of {result.common} common samples "
+                        f"({result.problems} problems) reached it in every run")
+    table.add_column("model")
+    for name in names:
+        table.add_column(escape(name), justify="right")
+    for r in result.runs:
+        metrics = dict(r.metrics)
+        table.add_row(escape(r.label), *(_cell(metrics[n].to_dict()) if n in metrics else "-" for n in names))
+    return table
+
+
+def paired_report(run_dirs: Sequence[str | Path], *, metric: str | None = None, matched: str | None = None,
+                  ) -> list[Table]:
+    """The tables ``physeval compare`` prints after the side-by-side one: the paired comparison
+    (two runs or more) and, with ``matched``, the matched-stage table. Pairing refusals raise
+    :class:`~physeval.analysis.paired.PairingError` with the reason."""
+    from physeval.analysis.matched import matched_stage
+    from physeval.analysis.paired import compare_runs as paired
+    from physeval.analysis.runs import load_runs
+
+    runs = load_runs(run_dirs)
+    tables = []
+    if len(runs) >= 2:
+        tables.append(paired_table(paired(runs, metric or default_metric(runs))))
+    if matched:
+        tables.append(matched_table(matched_stage(runs, matched)))
+    return tables

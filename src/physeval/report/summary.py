@@ -63,11 +63,18 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
             "planned_samples": planned.get("samples", len(rows)),
             "error_kinds": dict(sorted(error_kinds.items())),
             "outcomes": dict(sorted(outcome_counts.items())),
+            "reasons": _reasons(rows),  # why each sample ended as it did (physeval.analysis.outcomes)
         },
         "metrics": reduced["metrics"],        # ungrouped, by name
         "breakdowns": reduced["breakdowns"],  # KEY -> VALUE -> NAME
         "notes": reduced["notes"],            # what was omitted or left out, and why
     }
+
+
+def _reasons(rows: list[Any]) -> dict[str, int]:
+    from physeval.analysis.outcomes import outcome_breakdown
+
+    return dict(outcome_breakdown(rows).counts)
 
 
 def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
@@ -149,6 +156,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None, *, br
                 table.add_row(escape(str(value)) if i == 0 else "", escape(name), *_cells(m))
             table.add_section()
         console.print(table)
+    reasons = (summary.get("counts") or {}).get("reasons") or {}
+    if reasons:
+        total = sum(reasons.values())
+        console.print("why samples ended: " + " · ".join(f"{name} {count} ({100 * count / total:.0f}%)"
+                                                          for name, count in reasons.items()),
+                      markup=False, highlight=False)
     for note in summary.get("notes") or ():
         console.print(f"note: {note}", markup=False, highlight=False)
 
