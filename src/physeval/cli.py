@@ -122,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
     run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--wandb", metavar="PROJECT", help="log metrics and samples to this W&B project (extra wandb)")
+    run.add_argument("--tensorboard", metavar="DIR", help="write TensorBoard scalars to DIR (extra tensorboard)")
     run.add_argument("--max-consecutive-errors", type=int,
                      help="circuit breaker: stop after this many failed samples in a row (default 20; 0 = off)")
     run.add_argument("--no-preflight", action="store_true",
@@ -402,6 +404,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _print_tokens(summary, config)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
                    f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
+    if getattr(args, "wandb", None) or getattr(args, "tensorboard", None):
+        from physeval.integrations.logging import log_run
+
+        for where, path in log_run(run_dir, wandb_project=args.wandb, tensorboard_dir=args.tensorboard).items():
+            _console.print(f"logged to {where}: {escape(path)}")
     if result.aborted is not None:
         _console.print(f"[red bold]run aborted[/] ({escape(result.aborted.kind)}): {escape(str(result.aborted))}")
         if result.aborted.hint:

@@ -1,0 +1,144 @@
+"""A finished run's metrics and samples to Weights & Biases and TensorBoard.
+
+What is logged is read from the run directory alone (``summary.json`` and the run store), so a
+resumed or regraded run logs what its summary says:
+
+- **scalars**: every metric of the summary under its own name (``accuracy``, ``dynamic_accuracy``,
+  ``pass@4``) and every grouped one as ``<key>/<value>/<name>`` (``language/zh/accuracy``), plus
+  the sample counts as ``counts/<name>`` (see :func:`scalars`);
+- **a per-sample table** (W&B only): one row per sample with its status, verdict, outcome,
+  reason, extracted answer and completion (see :func:`sample_table`);
+- **the run's config** (W&B run config; a TensorBoard text entry).
+
+Weights & Biases honours ``WANDB_MODE`` (``offline`` writes the run under ``WANDB_DIR`` and needs
+no network; ``wandb sync`` uploads it later). TensorBoard uses ``tensorboardX``'s summary writer
+(protobuf only, no TensorFlow or torch). Each library is imported only when its logger is used;
+a missing one is a :class:`~physeval.errors.MissingExtraError` naming the extra to install.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from physeval.errors import missing_extra
+
+__all__ = ["SAMPLE_COLUMNS", "log_run", "log_to_tensorboard", "log_to_wandb", "sample_table", "scalars"]
+
+SAMPLE_COLUMNS = ("problem_id", "variant", "sample", "status", "correct", "outcome", "score", "extracted",
+                  "reason", "error_kind", "completion")
+
+
+def scalars(summary: Mapping[str, Any]) -> dict[str, float]:
+    """Every finite metric of ``summary`` by name; grouped ones as ``key/value/name``; counts as
+    ``counts/name``. A metric without a value (NaN, null) is left out."""
+    out: dict[str, float] = {}
+
+    def put(name: str, value: Any) -> None:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out[name] = float(value)
+
+    for name, metric in (summary.get("metrics") or {}).items():
+        put(name, (metric or {}).get("value"))
+    for key, groups in (summary.get("breakdowns") or {}).items():
+        for value, metrics in groups.items():
+            for name, metric in metrics.items():
+                put(f"{key}/{value}/{name}", (metric or {}).get("value"))
+    for name, count in (summary.get("counts") or {}).items():
+        put(f"counts/{name}", count)
+    return out
+
+
+def sample_table(run_dir: str | Path) -> list[list[Any]]:
+    """One row per stored sample, in :data:`SAMPLE_COLUMNS` order (store order)."""
+    from physeval.store import RunStore
+
+    rows = []
+    with RunStore(run_dir) as store:
+        for r in store.rows():
+            grade = r.grade or {}
+            rows.append([r.problem_id, r.variant, r.sample, r.status, r.correct, r.outcome, r.score,
+                         grade.get("extracted"), grade.get("reason") or r.error_message, r.error_kind, r.completion])
+    return rows
+
+
+def _summary(run_dir: str | Path) -> dict[str, Any]:
+    from physeval.report.summary import read_summary
+
+    return read_summary(run_dir)
+
+
+def _run_name(summary: Mapping[str, Any], run_dir: Path) -> str:
+    return f"{summary.get('task', 'task')}:{summary.get('model', 'model')}:{run_dir.name}"
+
+
+def log_to_wandb(run_dir: str | Path, project: str, *, name: str | None = None, mode: str | None = None) -> str:
+    """Log the run in ``run_dir`` to W&B ``project`` as one W&B run; returns its local directory.
+
+    ``mode`` is W&B's (``online``, ``offline``, ``disabled``); ``None`` leaves it to ``WANDB_MODE``.
+    The scalars go to the run's summary and as one logged step; the samples as the table
+    ``samples``; ``summary.json``'s config (the task's own as ``task_config``), task name, model
+    and run directory as the run config.
+    """
+    try:
+        import wandb
+    except ImportError as exc:
+        raise missing_extra("--wandb", "wandb", "wandb") from exc
+    run_dir = Path(run_dir)
+    summary = _summary(run_dir)
+    values = scalars(summary)
+    recorded = dict(summary.get("config") or {})
+    config = {**recorded, "task": summary.get("task"), "task_config": recorded.get("task"),
+              "model": summary.get("model"), "run_dir": str(run_dir)}
+    run = wandb.init(project=project, name=name or _run_name(summary, run_dir), config=config, mode=mode,
+                     reinit="create_new")
+    try:
+        run.log({**values, "samples": wandb.Table(columns=list(SAMPLE_COLUMNS),
+                                                   data=[[_cell(v) for v in row] for row in sample_table(run_dir)])})
+        run.summary.update(values)
+        directory = str(Path(run.dir).parent)
+    finally:
+        run.finish()
+    return directory
+
+
+def _cell(value: Any) -> Any:
+    """W&B tables take scalars; anything else is shown as JSON text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return json.dumps(value, default=str)
+
+
+def log_to_tensorboard(run_dir: str | Path, log_dir: str | Path, *, step: int = 0) -> Path:
+    """Write the run's scalars (at ``step``) and its config (as text) to a TensorBoard event file
+    under ``log_dir``; returns ``log_dir``."""
+    try:
+        from tensorboardX import SummaryWriter
+    except ImportError as exc:
+        raise missing_extra("--tensorboard", "tensorboard", "tensorboardX") from exc
+    run_dir, log_dir = Path(run_dir), Path(log_dir)
+    summary = _summary(run_dir)
+    writer = SummaryWriter(logdir=str(log_dir))
+    try:
+        for tag, value in scalars(summary).items():
+            writer.add_scalar(tag, value, global_step=step)
+        config = {"task": summary.get("task"), "model": summary.get("model"), "config": summary.get("config")}
+        writer.add_text("config", "```\n" + json.dumps(config, indent=2, default=str) + "\n```", global_step=step)
+    finally:
+        writer.close()
+    return log_dir
+
+
+def log_run(run_dir: str | Path, *, wandb_project: str | None = None, tensorboard_dir: str | Path | None = None,
+            ) -> dict[str, str]:
+    """Log the finished run in ``run_dir`` wherever asked (``physeval run --wandb/--tensorboard``);
+    returns ``{"wandb": local dir, "tensorboard": log dir}`` for what was written."""
+    written: dict[str, str] = {}
+    if wandb_project:
+        written["wandb"] = log_to_wandb(run_dir, wandb_project)
+    if tensorboard_dir:
+        written["tensorboard"] = str(log_to_tensorboard(run_dir, tensorboard_dir))
+    return written
