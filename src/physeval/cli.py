@@ -175,21 +175,31 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", help="output file (default RUN_DIR/samples.FORMAT)")
     export.set_defaults(func=_cmd_export)
 
-    report = sub.add_parser("report", help="print a run's summary", description="Print the summary table of a run.")
-    report.add_argument("run_dir")
+    report = sub.add_parser("report", help="print a run's summary",
+                            description="Print the summary table of each run; --html writes the report (one run: "
+                                        "its own; several: leaderboards, paired comparison, curves, outcomes).")
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
     report.add_argument("--html", nargs="?", const="", metavar="PATH",
-                        help="also write a self-contained HTML report with plots (default RUN_DIR/report.html)")
+                        help="also write a self-contained HTML report with plots (default: RUN_DIR/report.html "
+                             "for one run, ./physeval-report.html for several)")
     report.set_defaults(func=_cmd_report)
 
-    compare = sub.add_parser("compare", help="compare runs side by side",
-                             description="The metrics several runs share, one column per run, with 95% CIs.")
+    compare = sub.add_parser("compare", help="compare runs side by side, paired by problem",
+                             description="The metrics several runs share, one column per run, with 95% CIs; then "
+                                         "paired differences by problem with bootstrap intervals, p-values and "
+                                         "tiers (runs of one task and problem set only).")
     compare.add_argument("run_dirs", nargs="+")
     compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
+    compare.add_argument("--metric", help="metric to pair on: accuracy (default), static_accuracy, dynamic_accuracy, "
+                                          "eed, executable_rate, render_rate, playable_rate")
+    compare.add_argument("--matched", choices=["executable", "rendered", "playable"],
+                         help="scenes: downstream metrics on the samples every run brought to this stage")
     compare.set_defaults(func=_cmd_compare)
 
     _add_variation_commands(sub)
     _add_analysis_commands(sub)
+    _add_leaderboard_command(sub)
     _add_scene_commands(sub)
     _add_build_commands(sub)
     _add_serve_command(sub)
@@ -224,6 +234,18 @@ def _add_analysis_commands(sub: Any) -> None:
     stats.add_argument("analysis", choices=["sample-efficiency"])
     stats.add_argument("run_dirs", nargs="+")
     stats.set_defaults(func=_cmd_stats)
+
+
+def _add_leaderboard_command(sub: Any) -> None:
+    board = sub.add_parser("leaderboard", help="the papers' tables over runs, grouped by model",
+                           description="ABench Table 2, PHYBench's main table and SimuScene Tables 2-3 from the "
+                                       "runs given, one row per model, each cell with its 95%% CI and n.")
+    board.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    board.add_argument("--layout", action="append", choices=["abench", "phybench", "simuscene"],
+                       help="only these layouts (repeatable; default: every layout the runs fill)")
+    board.add_argument("--format", choices=["terminal", "markdown", "csv", "latex", "html"], default="terminal")
+    board.add_argument("--output", help="write to this file instead of printing")
+    board.set_defaults(func=_cmd_leaderboard)
 
 
 def _add_scene_commands(sub: Any) -> None:
@@ -516,25 +538,55 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from physeval.report.summary import SUMMARY_NAME, print_summary, read_summary
 
-    if not (Path(args.run_dir) / SUMMARY_NAME).is_file():
-        raise UserError(f"no {SUMMARY_NAME} in {args.run_dir}: is it a physeval run directory?")
-    summary = read_summary(args.run_dir)
-    if not summary.get("complete", True):
-        _console.print(f"[red bold]{str(summary.get('status', 'incomplete')).upper()}[/]: "
-                       f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
-                       f"{summary.get('counts', {}).get('missing', 0)} were not run")
-    print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
+    for run_dir in args.run_dirs:
+        if not (Path(run_dir) / SUMMARY_NAME).is_file():
+            raise UserError(f"no {SUMMARY_NAME} in {run_dir}: is it a physeval run directory?")
+    for run_dir in args.run_dirs:
+        summary = read_summary(run_dir)
+        if not summary.get("complete", True):
+            _console.print(f"[red bold]{str(summary.get('status', 'incomplete')).upper()}[/]: "
+                           f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
+                           f"{summary.get('counts', {}).get('missing', 0)} were not run")
+        print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
     if args.html is not None:
-        from physeval.report.html import write_html_report
+        from physeval.report.html import MULTI_REPORT_NAME, write_html_report, write_multi_report
 
-        print(write_html_report(args.run_dir, args.html or None))
+        if len(args.run_dirs) == 1:
+            print(write_html_report(args.run_dirs[0], args.html or None))
+        else:
+            print(write_multi_report(args.run_dirs, args.html or MULTI_REPORT_NAME))
     return 0
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from physeval.report.compare import comparison_table
+    from physeval.report.compare import comparison_table, paired_report
 
     Console().print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
+    for table in paired_report(args.run_dirs, metric=args.metric, matched=args.matched):
+        Console().print(table)
+    return 0
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from physeval.analysis.leaderboard import LAYOUTS, leaderboards, render_boards
+    from physeval.analysis.runs import load_runs
+
+    boards = leaderboards(load_runs(args.run_dirs), args.layout or LAYOUTS)
+    if not boards:
+        raise UserError("no run fills any leaderboard layout (numeric, symbolic or scene runs are needed)")
+    rendered = render_boards(boards, args.format)
+    if args.format == "terminal":
+        if args.output:
+            raise UserError("--output needs --format markdown, csv, latex or html")
+        console = Console() if sys.stdout.isatty() else Console(width=240)  # a pipe gets whole tables
+        for table in rendered:
+            console.print(table)
+        return 0
+    if args.output:
+        Path(args.output).write_text(rendered, encoding="utf-8")
+        print(args.output)
+    else:
+        sys.stdout.write(rendered)
     return 0
 
 
