@@ -38,23 +38,25 @@ from physeval.runner import RunConfig
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer
 
-
 # -- scripted answers: right, wrong, or missing, chosen by a hash of (id, variant, sample) ------------
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
 def _response(task_name: str, problem: Problem, sample: int) -> str:
     """A deterministic mix: about a quarter wrong, one in eight without a boxed answer."""
     pick = zlib.crc32(f"{problem.id}|{problem.variant}|{sample}".encode()) % 8
     if pick == 0:
         return "I am not sure how to finish this."
     if pick in (1, 2):
-        wrong = "7.77 \\times 10^{3}" if task_name == "bank-numeric" else "x^{2} + 1"
+        wrong = "x^{2} + 1" if task_name == "bank-symbolic" else "7.77 \\times 10^{3}"
         return f"<think>guessing</think>The answer is \\boxed{{{wrong}}}."
     unit = problem.meta.get("unit_latex")
     answer = f"{problem.answer}\\,{unit}" if unit else problem.answer
     return f"<think>work it out</think>So \\boxed{{{answer}}}."
 
 
-def _by_prompt(task_name: str) -> dict[str, Problem]:
-    task = get_task(task_name)
+def _by_prompt(task_name: str, options: dict[str, Any] | None = None) -> dict[str, Problem]:
+    task = get_task(task_name, **(options or {}))
     table = {task.prompt(p)[-1]["content"]: p for p in task.load()}
     assert len(table) == len(task.load()), "every variant needs its own prompt for the script to find it"
     return table
@@ -89,10 +91,10 @@ def _assert_same(inspect_side: dict[tuple[str, str], float], physeval_side: dict
 
 
 # -- mock model, in process ----------------------------------------------------------------------------
-def _mock_model(task_name: str) -> Any:
+def _mock_model(task_name: str, options: dict[str, Any] | None = None) -> Any:
     """mockllm whose reply to a prompt is :func:`_response` for that prompt's problem; a prompt's
     n-th request gets sample n's response (usage given, so inspect counts no tokens itself)."""
-    problems = _by_prompt(task_name)
+    problems = _by_prompt(task_name, options)
     calls: dict[str, int] = {}
 
     def reply(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
@@ -106,15 +108,20 @@ def _mock_model(task_name: str) -> Any:
     return get_model("mockllm/model", custom_outputs=reply)
 
 
-@pytest.mark.parametrize(("task_name", "limit"), [("bank-numeric", 30), ("bank-symbolic", 16)])
+@pytest.mark.parametrize(("task_name", "limit"), [("bank-numeric", 30), ("bank-symbolic", 16), ("abench-b", 24)])
 def test_mock_model_scores_equal_physeval_scores_of_the_logged_responses(task_name: str, limit: int,
                                                                          tmp_path: Path) -> None:
-    [log] = inspect_eval(pi.inspect_task_for(task_name), model=_mock_model(task_name), limit=limit, epochs=2,
-                         log_dir=str(tmp_path / "logs"), display="none")
+    options: dict[str, Any] = {}
+    if task_name.startswith("abench"):
+        if not (SHARED_DATA / "abench").is_dir():
+            pytest.skip("../shared/data is not present")
+        options["data"] = str(SHARED_DATA / "abench")
+    [log] = inspect_eval(pi.inspect_task_for(task_name, options), model=_mock_model(task_name, options), limit=limit,
+                         epochs=2, log_dir=str(tmp_path / "logs"), display="none")
     assert log.samples is not None and len(log.samples) == 2 * limit
     records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "sample": s.epoch - 1,
                 "response": s.output.completion} for s in log.samples]
-    summary, report = score_responses(task_name, records, run_dir=tmp_path / "physeval")
+    summary, report = score_responses(task_name, records, run_dir=tmp_path / "physeval", task_options=options)
     assert report.graded == 2 * limit
     outcomes = summary["counts"]["outcomes"]
     assert outcomes.get("correct") and len(outcomes) > 1, "the script must produce both right and wrong answers"
@@ -226,3 +233,62 @@ def test_inspect_eval_command_on_a_scripted_server_equals_physeval_run(tmp_path:
     assert log.eval.task == "physeval/bank_numeric"
     _assert_same(_inspect_metrics(log), _physeval_metrics(summary))
     assert json.loads(log_file.read_text())["eval"]["metadata"]["physeval_task"] == task_name
+
+
+# -- a scene task: the scorer renders the program and asks the judge ---------------------------------------
+BALL_PROGRAM = '''```python
+import sys, cv2, numpy as np
+out = cv2.VideoWriter(sys.argv[1], cv2.VideoWriter_fourcc(*"mp4v"), 15, (320, 240))
+for i in range(30):
+    frame = np.zeros((240, 320, 3), np.uint8)
+    cv2.circle(frame, (160, min(int(20 + 4 * i * i / 15), 220)), 12, (0, 200, 255), -1)
+    out.write(frame)
+out.release()
+```'''
+
+
+def _scene_reply(index: int) -> str:
+    """Every third scene (by load order) gets a program that raises; the others a falling ball that renders."""
+    if index % 3 == 0:
+        return "```python\nraise RuntimeError('no physics today')\n```"
+    return "Here is the animation:\n" + BALL_PROGRAM
+
+
+def _judge_reply(request: Request) -> Reply:
+    """All questions yes for about half the scenes (by the question text), else the second one no."""
+    questions = [line for line in request.prompt.splitlines() if line[:1].isdigit()]
+    if not questions:  # a text-only check answers like any model
+        return Reply.text("OK")
+    all_yes = zlib.crc32("".join(questions).encode()) % 2 == 0
+    verdicts = [{"index": i + 1, "analysis": "seen", "result": all_yes or i != 1} for i in range(len(questions))]
+    return Reply.text(json.dumps(verdicts))
+
+
+@pytest.mark.slow
+def test_scene_task_renders_and_judges_inside_the_scorer_as_physeval_does(tmp_path: Path) -> None:
+    pytest.importorskip("cv2")
+    with ScriptedServer(_judge_reply) as judge:
+        options = {"judge": ["openai/vlm"], "judge_base_url": judge.base_url, "render_timeout": 60,
+                   "judge_frames": 2, "render_workers": 1}
+        task = get_task("bank-scene", **options)
+        order = {task.prompt(p)[-1]["content"]: i for i, p in enumerate(task.load())}
+
+        def reply(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+            output = ModelOutput.from_content(model="mockllm", content=_scene_reply(order[messages[-1].text]))
+            output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+            return output
+
+        [log] = inspect_eval(pi.inspect_task_for("bank-scene", options), limit=6, display="none",
+                             model=get_model("mockllm/model", custom_outputs=reply), log_dir=str(tmp_path / "logs"))
+        assert log.samples and len(log.samples) == 6
+        records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "response": s.output.completion}
+                   for s in log.samples]
+        summary, _ = score_responses("bank-scene", records, run_dir=tmp_path / "physeval", task_options=options)
+    stages = {s.scores["grader"].metadata["grade"]["stage"] for s in log.samples}
+    assert len(stages) > 1, "the script must give both a crashing and a rendering program"
+    assert {"C", "I"} <= {s.scores["grader"].value for s in log.samples}
+    # Judge wall-clock seconds are measured, not graded: they differ between any two gradings.
+    timed = {key for key in _physeval_metrics(summary) if "seconds" in key[1]}
+    inspect_side = {k: v for k, v in _inspect_metrics(log).items() if k not in timed}
+    physeval_side = {k: v for k, v in _physeval_metrics(summary).items() if k not in timed}
+    _assert_same(inspect_side, physeval_side)
