@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
+from physeval.errors import OptionError
 from physeval.scenes.sandbox.budget import MemoryBudget
 from physeval.scenes.sandbox.host import RunContext, execute
 from physeval.scenes.sandbox.limits import (
@@ -121,7 +122,7 @@ def get_backend(name: str) -> Backend:
     with _lock:
         if name not in _REGISTRY:
             known = ", ".join([AUTO, *backend_names()])
-            raise ValueError(f"unknown sandbox backend {name!r} (known: {known})")
+            raise OptionError(f"unknown sandbox backend {name!r} (known: {known})")
         if name not in _INSTANCES:
             _INSTANCES[name] = _REGISTRY[name]()
         return _INSTANCES[name]

@@ -9,14 +9,19 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from physeval.errors import UserError
+
 __all__ = ["GIB", "MIB", "SandboxLimits", "SandboxResult", "SandboxUnavailable"]
 
 MIB = 1 << 20
 GIB = 1 << 30
 
 
-class SandboxUnavailable(RuntimeError):
-    """No isolating backend can run here (or the one asked for cannot), and ``none`` was not asked for."""
+class SandboxUnavailable(UserError, RuntimeError):
+    """No isolating backend can run here (or the one asked for cannot), and ``none`` was not asked for.
+
+    A :class:`~physeval.errors.UserError`: the message says what to install or choose.
+    """
 
 
 @dataclass(frozen=True)
