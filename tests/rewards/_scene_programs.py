@@ -74,7 +74,7 @@ def question_labels(request: Request) -> list[str]:
     """The question numbers listed in a judge prompt (``N. text`` lines after ``Questions:``)."""
     prompt = request.prompt
     listing = prompt.split("Questions:", 1)[-1].split("Reply with", 1)[0]
-    return re.findall(r"^(\d+)\. ", listing, flags=re.M)
+    return re.findall(r"^(\d+)\. ", listing, flags=re.MULTILINE)
 
 
 def judge_script(pattern: Callable[[int, str], bool] | bool = True, *, delay_s: float = 0.0) -> Callable[..., Reply]:

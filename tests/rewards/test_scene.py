@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _scene_programs import BROKEN, GOOD, SLOW, fenced, judge_script
+
 from physeval.rewards import SceneRewardOptions, score_batch
 from physeval.rewards.executors import LocalExecutor
 from physeval.testing import Reply, ScriptedModel

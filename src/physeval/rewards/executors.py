@@ -25,9 +25,11 @@ import multiprocessing
 import os
 import shutil
 import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 __all__ = ["ExecutorName", "JudgeJob", "LocalExecutor", "RayExecutor", "RenderJob", "make_executor"]
 
@@ -97,6 +99,12 @@ def judge_job(job: JudgeJob) -> Any:
     return judge_video_sync(judges=judges, **job.kwargs)
 
 
+def _hold(seconds: float) -> float:
+    """Keep a pool worker busy briefly (so that each of several lands on its own worker)."""
+    time.sleep(seconds)
+    return seconds
+
+
 def _chunk(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
     return [fn(item) for item in items]
 
@@ -110,6 +118,7 @@ class LocalExecutor:
         self.render_workers = max(1, render_workers or os.cpu_count() or 1)
         self.grading_processes = grading_processes
         self._renders: concurrent.futures.ProcessPoolExecutor | None = None
+        self._judges: dict[tuple[int, tuple[str, ...], str | None], list[Any]] = {}
         self._lock = threading.Lock()
 
     def _render_pool(self) -> concurrent.futures.ProcessPoolExecutor:
@@ -124,10 +133,20 @@ class LocalExecutor:
         from physeval.grading.pool import grade_many, submit
 
         items = list(items)
+        if getattr(fn, "grade_inline", False) and len(items) <= _SUBMIT_MAX:
+            # sub-millisecond graders (numeric): a pool round trip costs more than the grading
+            return await asyncio.to_thread(grade_many, fn, items, processes=0)
         if self.grading_processes is None and 0 < len(items) <= _SUBMIT_MAX:
             # a few items (a service request): each straight into the shared pool, nothing waits on a thread
             return list(await asyncio.gather(*(asyncio.wrap_future(submit(fn, item)) for item in items)))
         return await asyncio.to_thread(grade_many, fn, items, processes=self.grading_processes)
+
+    def warm(self) -> None:
+        """Start the shared grading pool's workers now, so the first request waits on no start-up."""
+        from physeval.grading.pool import grade_many, worker_count
+
+        if self.grading_processes is None:
+            grade_many(_hold, [0.2] * max(2, worker_count()))
 
     async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
         """Render in the process pool."""
@@ -135,11 +154,15 @@ class LocalExecutor:
         return await loop.run_in_executor(self._render_pool(), render_job, job)
 
     async def judge(self, job: JudgeJob) -> Any:
-        """Judges named by spec, asked on this loop."""
+        """Judges named by spec (built once per event loop and kept: their connections are reused)."""
         from physeval.models.spec import model_from_spec
         from physeval.scenes.judge import judge_video
 
-        judges = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
+        key = (id(asyncio.get_running_loop()), job.judges, job.base_url)  # clients belong to their loop
+        with self._lock:
+            judges = self._judges.get(key)
+            if judges is None:
+                judges = self._judges[key] = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
         return await judge_video(judges=judges, **job.kwargs)
 
     def close(self) -> None:

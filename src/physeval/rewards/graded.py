@@ -13,7 +13,7 @@ from typing import Any
 
 from physeval.rewards.result import RewardResult
 
-__all__ = ["NumericItem", "SymbolicItem", "numeric_reward", "numeric_result", "symbolic_reward", "symbolic_result"]
+__all__ = ["NumericItem", "SymbolicItem", "numeric_result", "numeric_reward", "symbolic_result", "symbolic_reward"]
 
 NumericItem = tuple[str, "str | None", str, float, float]
 """``(response, reference, question, rel_tol, format_weight)``; ``reference=None``: nothing to score."""
@@ -62,6 +62,9 @@ def numeric_result(item: NumericItem) -> RewardResult:
     }
     return RewardResult(reward, correct=bool(grade.correct), outcome=str(grade.outcome), reason=grade.reason,
                         pred=grade.extracted or "", explanation=explanation)
+
+
+numeric_result.grade_inline = True  # type: ignore[attr-defined]  # under a millisecond: few items grade here
 
 
 def symbolic_result(item: SymbolicItem) -> RewardResult:

@@ -42,7 +42,7 @@ class RewardResult:
                 "pred": self.pred, "explanation": self.explanation}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RewardResult":
+    def from_dict(cls, data: dict[str, Any]) -> RewardResult:
         """The inverse of :meth:`to_dict` (the reward service's JSON)."""
         return cls(reward=data.get("reward"), correct=bool(data.get("correct")), outcome=str(data.get("outcome", "")),
                    reason=str(data.get("reason", "")), pred=str(data.get("pred", "")),

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import signal
 import socket
 import sys
 import threading
@@ -41,7 +42,7 @@ from physeval.rewards.batch import NumericRewardOptions, SymbolicRewardOptions, 
 from physeval.rewards.executors import ExecutorName, make_executor
 from physeval.rewards.result import RewardResult
 from physeval.rewards.scene import SceneRewardOptions
-from physeval.rewards.trainers import openrlhf_result
+from physeval.rewards.trainers import openrlhf_result, prompt_text
 
 try:  # the serve extra; FastAPI resolves the handlers' annotations by name from this module
     from fastapi import Request
@@ -170,6 +171,8 @@ class RewardService:
         self._executor = await asyncio.to_thread(make_executor, self.options.executor,
                                                  render_workers=self.options.render_workers,
                                                  address=self.options.ray_address)
+        if self.options.track != "scene" and hasattr(self._executor, "warm"):
+            await asyncio.to_thread(self._executor.warm)
         self._queue = asyncio.Queue(maxsize=self.options.queue_size)
         self._workers = [asyncio.create_task(self._work()) for _ in range(self.options.concurrency)]
 
@@ -216,7 +219,7 @@ class RewardService:
         timeout = self.options.request_timeout
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             with self.metrics.lock:
                 self.metrics.timeouts += 1
             reason = f"not scored within the {timeout:g} s request timeout (the service was saturated or slow)"
@@ -312,7 +315,7 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
         except (ValueError, AttributeError) as exc:
             return _bad(str(exc))
         responses = [q[len(p):] if p and q.startswith(p) else q for q, p in zip(queries, prompts)]
-        return await _scored(responses, labels, prompts, openrlhf_result)
+        return await _scored(responses, labels, [prompt_text(p) for p in prompts], openrlhf_result)
 
     @app.get("/health")
     async def health() -> Any:
@@ -350,4 +353,7 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
     app = create_app(options, announce=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, backlog=4096,
                             timeout_graceful_shutdown=graceful_timeout, timeout_keep_alive=30)
+    # uvicorn re-raises the signal it stopped on once it is done; a SIGTERM after a graceful
+    # shutdown is a clean exit (status 0), so the handler it restores and re-raises into is a no-op
+    signal.signal(signal.SIGTERM, lambda *_: None)
     uvicorn.Server(config).run(sockets=[sock])

@@ -29,9 +29,10 @@ prompt is the question (``30000 m/s`` against ``30`` for a prompt asking for km/
 
 from __future__ import annotations
 
+import re
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from physeval.rewards.batch import (
     NumericRewardOptions,
@@ -44,8 +45,15 @@ from physeval.rewards.executors import LocalExecutor
 from physeval.rewards.result import RewardResult
 from physeval.rewards.scene import SceneRewardOptions
 
-__all__ = ["compute_score", "compute_score_batch", "completion_text", "openrlhf_reward_func", "prompt_text",
-           "route_data_source", "trl_reward"]
+__all__ = [
+    "completion_text",
+    "compute_score",
+    "compute_score_batch",
+    "openrlhf_reward_func",
+    "prompt_text",
+    "route_data_source",
+    "trl_reward",
+]
 
 Kind = Literal["numeric", "symbolic", "scene"]
 
@@ -63,10 +71,17 @@ def completion_text(completion: Any) -> str:
     return "" if completion is None else str(completion)
 
 
+_SPECIAL_TOKENS = re.compile(r"<\|[^|<>]{0,40}\|>|</?s>|\[/?INST\]|<(?:start|end)_of_turn>")
+_TRAILING_ROLE = re.compile(r"(?:\s*\b(?:assistant|model|Assistant:|ASSISTANT:|### Response:)\s*)+\Z")
+
+
 def prompt_text(prompt: Any) -> str:
-    """The question inside a prompt: a string, or every user message's text of a chat list."""
+    """The question inside a prompt: a chat-templated string without its special tokens and the
+    trailing assistant header (the question's closing instruction must end the text), or every user
+    message's text of a chat list."""
     if isinstance(prompt, str):
-        return prompt
+        text = _SPECIAL_TOKENS.sub("\n", prompt)
+        return _TRAILING_ROLE.sub("", text.rstrip()).rstrip()
     if isinstance(prompt, Sequence):
         users = [_content(m.get("content")) for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"]
         return "\n".join(users)
@@ -304,7 +319,7 @@ def openrlhf_reward_func(kind: Kind = "numeric", *, partial_credit: bool = False
         if kind == "scene":
             results = score_batch("scene", responses, None, scenes=list(labels), options=options, judges=judges)
         else:
-            results = score_batch(kind, responses, list(labels), questions=[str(p or "") for p in prompts],
+            results = score_batch(kind, responses, list(labels), questions=[prompt_text(str(p or "")) for p in prompts],
                                   options=options)
         logs = openrlhf_result(results)
         return {"rewards": _tensor(logs["rewards"]), "scores": _tensor(logs["scores"]),
