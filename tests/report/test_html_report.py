@@ -1,8 +1,9 @@
-"""The HTML report and run comparison, from a real run against the scripted server."""
+"""The HTML reports and run comparison, from real runs against the scripted server."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from fixture_tasks import ArithmeticTask
 
 from physeval.cli import main
 from physeval.report import comparison_table, write_html_report
+from physeval.report.html import write_multi_report
 from physeval.tasks.registry import register_task
 from physeval.testing import ScriptedServer
 
@@ -24,13 +26,28 @@ def run_dir(arithmetic_server: ScriptedServer, tmp_path: Path) -> Path:
     return out
 
 
-def test_html_report_is_self_contained_with_plots(run_dir: Path) -> None:
+def _no_network(page: str) -> None:
+    assert not re.search(r"""(src|href)\s*=\s*['"]?(https?:)?//""", page), "the report must load nothing"
+
+
+def test_html_report_is_self_contained_with_cards_first(run_dir: Path) -> None:
     page = write_html_report(run_dir).read_text()
     assert page.startswith("<!doctype html>") and "arithmetic" in page
-    assert page.count("data:image/png;base64,") >= 3  # metrics, breakdown, outcomes (latency too)
-    assert "<script" not in page and "http" not in page.split("<h2>Configuration</h2>")[0].replace("http://127", "")
-    assert "pass@2" in page and "The sum is" in page  # metrics table and the responses
-    assert "parity = even" in page and "maj@2 omitted" in page  # grouped rows and the notes
+    _no_network(page)
+    # headline cards come before the first plot, each with its interval and n
+    assert page.index("id='headline'") < page.index("data:image/png;base64,")
+    card = re.search(r"<div class='card' data-metric='accuracy'>(.*?)</div></div>", page)
+    assert card and "66.7%" in card.group(1) and "n = 12 problems · 24 samples" in card.group(1)
+    assert page.count("data:image/png;base64,") >= 4  # rates, per-group bars, outcomes, lengths
+    assert "The sum is" in page and "parity = even" in page and "maj@2 omitted" in page
+
+
+def test_sample_browser_rows_carry_their_filters(run_dir: Path) -> None:
+    page = write_html_report(run_dir).read_text()
+    rows = re.findall(r"<tr data-reason='(\w+)' data-domain='[^']*' data-variant='(\d+)'>", page)
+    assert len(rows) == 24 and {reason for reason, _ in rows} == {"correct", "wrong"}
+    assert sum(reason == "wrong" for reason, _ in rows) == 8  # ids 0, 3, 6, 9 are answered wrong, twice each
+    assert "<select name='reason'>" in page and "<select name='variant'>" in page
 
 
 def test_report_html_flag_and_compare(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -40,6 +57,17 @@ def test_report_html_flag_and_compare(run_dir: Path, capsys: pytest.CaptureFixtu
     assert main(["compare", str(run_dir), str(run_dir)]) == 0
     out = capsys.readouterr().out
     assert out.count("0.667") >= 2  # accuracy of both columns
+    assert "paired by problem" in out and "+0.000" in out  # a run against itself differs by nothing
+
+
+def test_report_of_several_runs_writes_the_multi_run_report(run_dir: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "all.html"
+    assert main(["report", str(run_dir), str(run_dir), "--html", str(out)]) == 0
+    page = out.read_text()
+    assert "data-report='multi'" in page and "ABench-Physics" in page and "class='paired'" in page
+    _no_network(page)
+    assert write_multi_report([run_dir], tmp_path / "one.html").is_file()
 
 
 def test_summary_keeps_groups_out_of_metric_names(run_dir: Path) -> None:
@@ -57,9 +85,10 @@ def test_summary_keeps_groups_out_of_metric_names(run_dir: Path) -> None:
     assert comparison_table([run_dir], breakdowns=True).row_count == len(names) + grouped
 
 
-def test_report_prints_breakdowns_and_notes(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_prints_breakdowns_reasons_and_notes(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(run_dir)]) == 0
     out = capsys.readouterr().out
     assert "by parity" in out and "even" in out and "samples" in out and "note: maj@2 omitted" in out
+    assert "why samples ended: correct 16 (67%) · wrong 8 (33%)" in out
     assert main(["report", str(run_dir), "--no-breakdowns"]) == 0
     assert "by parity" not in capsys.readouterr().out

@@ -70,6 +70,7 @@ _SCRIPT = """
   var selects = document.querySelectorAll('#sample-filters select');
   var rows = document.querySelectorAll('#samples-table tbody tr');
   var counter = document.getElementById('shown-count');
+  if (!counter) { return; }  // a report without a sample browser
   function apply() {
     var shown = 0;
     rows.forEach(function (row) {
@@ -202,7 +203,7 @@ def _static_dynamic(run: Run) -> str:
     static = problem_values(outcomes, item_fraction(), "static")
     dynamic = problem_values(outcomes, item_fraction(), "product")
     pairs = {pid: (static[pid][0], dynamic[pid][0]) for pid in static if pid in dynamic}
-    return _img(plots.paired_dots(pairs, "static (variant 0) vs dynamic (every variant) accuracy per problem"),
+    return _img(plots.paired_dots(pairs, "static (variant 0) vs dynamic (all variants) accuracy"),
                 "static vs dynamic, per problem", "static-dynamic")
 
 

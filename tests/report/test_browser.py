@@ -1,0 +1,131 @@
+"""Every kind of report rendered in headless Chromium: no console errors, key elements visible.
+
+Needs the Debian package ``chromium`` (``.ci/run`` installs it when absent); skips with the
+reason where no Chromium can be found. Each page is opened twice: once as written, with
+Chromium's console routed to stderr (any console line fails the test) and a screenshot saved
+under the test's tmp dir; once as a copy with a probe script appended that records, after the
+page's own script ran, which key elements have a size on screen, whether every image
+decoded, and whether the sample filter hides rows; ``--dump-dom`` hands the record back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from physeval.report.html import write_html_report, write_multi_report
+
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+
+KEY_ELEMENTS = {
+    "numeric": ["#headline .card", "figure[data-plot='scale-rate'] img", "#outcome-breakdown img",
+                "#samples-table tbody tr", "#sample-filters select", "figure[data-plot='pass-at-k'] img"],
+    "dynamic": ["#headline .card[data-metric='dynamic_accuracy']", "figure[data-plot='static-dynamic'] img",
+                "figure[data-plot='scale-difference'] img"],
+    "symbolic": ["#headline .card[data-metric='eed_mean']", "figure[data-plot='scale-score'] img",
+                 "figure[data-plot='maj-at-k'] img", "table.fits"],
+    "scene": ["#headline .card[data-metric='playable_rate']", "figure[data-plot='funnel'] img",
+              "figure[data-plot='scale-tokens'] img"],
+    "multi": ["figure.board table", "table.paired", "ol.tiers li", "figure[data-plot='pass-at-k'] img",
+              "table.matched", "#outcome-table"],
+}
+HIDDEN_UNTIL_OPENED = {"scene": [".frames img", ".verdicts li"]}  # inside the sample browser's <details>
+
+_PROBE = """
+<script>
+window.addEventListener('load', function () {
+  var out = {visible: {}, present: {}, broken_images: 0, filter: null};
+  SELECTORS.forEach(function (sel) {
+    var el = document.querySelector(sel);
+    var r = el ? el.getBoundingClientRect() : null;
+    out.visible[sel] = !!(el && r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden');
+  });
+  PRESENT.forEach(function (sel) { out.present[sel] = document.querySelectorAll(sel).length; });
+  document.querySelectorAll('img').forEach(function (img) {
+    if (!(img.complete && img.naturalWidth > 0)) { out.broken_images += 1; }
+  });
+  var select = document.querySelector("#sample-filters select[name='reason']");
+  if (select && select.options.length > 1) {
+    select.value = select.options[1].value;
+    select.dispatchEvent(new Event('change'));
+    var rows = document.querySelectorAll('#samples-table tbody tr');
+    var shown = Array.prototype.filter.call(rows, function (r) { return !r.hidden; });
+    out.filter = {total: rows.length, shown: shown.length, counter: document.getElementById('shown-count').textContent,
+                  all_match: shown.every(function (r) { return r.dataset.reason === select.value; })};
+  }
+  var pre = document.createElement('pre');
+  pre.id = 'probe-result';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("no Chromium on this machine (Debian: apt-get install chromium; .ci/run installs it as root)")
+
+
+def _run(browser: str, args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
+    profile = tmp / "chromium-profile"
+    env = {**os.environ, "HOME": str(tmp)}
+    return subprocess.run([browser, *_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
+                          timeout=180, env=env, check=False)
+
+
+def _check_page(page: Path, kind: str, tmp: Path) -> Path:
+    browser = _chromium()
+    screenshot = tmp / f"{kind}-report.png"
+    shown = _run(browser, ["--enable-logging=stderr", "--v=0", "--window-size=1280,2200",
+                           f"--screenshot={screenshot}", page.resolve().as_uri()], tmp)
+    console = [line for line in shown.stderr.splitlines() if ":CONSOLE" in line]
+    assert not console, f"console output from the {kind} report: {console}"
+    assert screenshot.is_file() and screenshot.stat().st_size > 10_000, shown.stderr[-2000:]
+    print(f"screenshot of the {kind} report: {screenshot}")
+
+    selectors = KEY_ELEMENTS["numeric" if kind in ("dynamic", "symbolic", "scene") else kind] + (
+        KEY_ELEMENTS[kind] if kind in ("dynamic", "symbolic", "scene") else [])
+    if kind == "multi":
+        selectors = KEY_ELEMENTS["multi"]
+    present = HIDDEN_UNTIL_OPENED.get(kind, [])
+    probe = _PROBE.replace("SELECTORS", json.dumps(selectors)).replace("PRESENT", json.dumps(present))
+    probed = tmp / f"{kind}-probed.html"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
+    dumped = _run(browser, ["--dump-dom", probed.resolve().as_uri()], tmp)
+    match = re.search(r'<pre id="probe-result">(.*?)</pre>', dumped.stdout, re.DOTALL)
+    assert match, f"the probe did not run: {dumped.stderr[-2000:]}"
+    result = json.loads(match.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    invisible = [sel for sel, ok in result["visible"].items() if not ok]
+    assert not invisible, f"{kind} report: not visible: {invisible}"
+    assert result["broken_images"] == 0
+    for sel in present:
+        assert result["present"][sel] > 0, f"{kind} report: no {sel}"
+    if kind != "multi":
+        flt = result["filter"]
+        assert flt and 0 < flt["shown"] < flt["total"] and flt["all_match"] and flt["counter"] == str(flt["shown"])
+    return screenshot
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["numeric", "dynamic", "symbolic", "scene"])
+def test_run_report_renders_in_chromium(kind: str, scripted_runs: dict[str, list[Path]], tmp_path: Path) -> None:
+    page = write_html_report(scripted_runs[kind][1], tmp_path / f"{kind}.html")  # the medium model: every reason
+    _check_page(page, kind, tmp_path)
+
+
+@pytest.mark.slow
+def test_multi_run_report_renders_in_chromium(scripted_runs: dict[str, list[Path]], tmp_path: Path) -> None:
+    runs = [p for kind in ("numeric", "dynamic", "symbolic", "scene") for p in scripted_runs[kind]]
+    page = write_multi_report(runs, tmp_path / "multi.html")
+    _check_page(page, "multi", tmp_path)

@@ -1,0 +1,49 @@
+"""`physeval compare`: paired by problem over real runs, refusals with the reason, matched stages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from physeval.analysis.paired import PairingError, compare_runs
+from physeval.analysis.runs import load_runs
+from physeval.cli import main
+
+
+def test_compare_prints_paired_differences_and_tiers(scripted_runs: dict[str, list[Path]],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [str(p) for p in scripted_runs["symbolic"]]
+    assert main(["compare", *runs, "--metric", "eed"]) == 0
+    out = capsys.readouterr().out
+    assert "paired by problem: eed" in out and "tiers at 99% confidence" in out
+    comparison = compare_runs(load_runs(runs), "eed")
+    # with 10 problems strong beats medium at about 98.9 % only, so they share tier 1; weak is below both
+    assert comparison.tiers == (("strong", "medium"), ("weak",))
+    strong_weak = next(p for p in comparison.pairs if (p.a, p.b) == ("strong", "weak"))
+    assert strong_weak.n == 10 and strong_weak.diff > 0 and strong_weak.p_value < 0.01
+
+
+def test_compare_refuses_runs_of_different_tasks(scripted_runs: dict[str, list[Path]],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = scripted_runs["numeric"][0], scripted_runs["symbolic"][0]
+    assert main(["compare", str(a), str(b)]) == 2
+    assert "different tasks" in capsys.readouterr().err
+    with pytest.raises(PairingError, match="different tasks"):
+        compare_runs(load_runs([a, b]))
+
+
+def test_partial_overlap_is_reported(scripted_runs: dict[str, list[Path]]) -> None:
+    # one variant per problem vs three: variant 0 was asked the same in both, so they pair on it
+    static, dynamic = load_runs([scripted_runs["numeric"][0], scripted_runs["dynamic"][1]])
+    pair = compare_runs([static, dynamic]).pairs[0]
+    assert pair.overlap.partial and pair.overlap.common_items == 10 and pair.overlap.only_b == 20
+
+
+def test_matched_stage_from_the_command_line(scripted_runs: dict[str, list[Path]],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [str(p) for p in scripted_runs["scene"]]
+    assert main(["compare", *runs, "--matched", "executable"]) == 0
+    out = capsys.readouterr().out
+    assert "matched at executable:" in out and "common samples" in out and "render_rate" in out
+    assert main(["compare", str(scripted_runs["numeric"][0]), "--matched", "playable"]) == 2

@@ -1,0 +1,71 @@
+"""`physeval leaderboard` over three scripted-model runs per task: every paper's layout, every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from physeval.cli import main
+
+
+def _all(scripted_runs: dict[str, list[Path]]) -> list[str]:
+    return [str(p) for kind in ("numeric", "dynamic", "symbolic", "scene") for p in scripted_runs[kind]]
+
+
+def test_terminal_leaderboard_prints_the_three_papers_layouts(scripted_runs: dict[str, list[Path]],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["leaderboard", *_all(scripted_runs)]) == 0
+    out = capsys.readouterr().out
+    for title in ("ABench-Physics (Table 2 layout)", "PHYBench (main table layout)", "SimuScene (Table 2 layout)",
+                  "SimuScene (Table 3 layout)"):
+        assert title in out
+    for header in ("Phy_A acc.", "Phy_B dynamic", "EED", "E.R. Avg@2", "Acc. Pass@2", "electromagnetism"):
+        assert header in out
+    assert {"strong", "medium", "weak"} <= set(re.findall(r"│ (strong|medium|weak) ", out))
+
+
+def test_strong_beats_weak_in_every_layout(scripted_runs: dict[str, list[Path]],
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["leaderboard", *_all(scripted_runs), "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    value = {(r["table"], r["model"], r["column"]): r["value"] for r in rows}
+    for table, column in (("abench", "Phy_A acc."), ("abench", "Phy_B dynamic"), ("phybench", "Acc."),
+                          ("phybench", "EED")):
+        assert float(value[table, "strong", column]) > float(value[table, "weak", column])
+    assert all(r["n"] for r in rows if r["value"])  # every number carries its n
+
+
+def test_latex_is_balanced_with_the_right_column_count(scripted_runs: dict[str, list[Path]], tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "boards.tex"
+    assert main(["leaderboard", *_all(scripted_runs), "--format", "latex", "--output", str(out)]) == 0
+    text = out.read_text()
+    tabulars = re.findall(r"\\begin\{tabular\}\{([lrc]+)\}(.*?)\\end\{tabular\}", text, re.DOTALL)
+    assert len(tabulars) == text.count("\\begin{tabular}") == text.count("\\end{tabular}") == 4
+    widths = []
+    for spec, body in tabulars:
+        rows = [line for line in body.splitlines() if line.rstrip().endswith("\\\\")]
+        assert len(rows) == 4  # header and three models
+        assert {line.count(" & ") + 1 for line in rows} == {len(spec)}
+        assert body.count("{") == body.count("}") and body.count("$") % 2 == 0
+        widths.append(len(spec))
+    assert widths[0] == 5 and widths[2] == 9  # model + Phy_A, static, dynamic, delta; model + 4 rates x 2
+
+
+def test_a_model_without_a_run_gets_dashes(scripted_runs: dict[str, list[Path]],
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # weak has only its dynamic run here: its Phy_A cell is a dash, the others hold numbers
+    runs = [str(p) for p in scripted_runs["numeric"][:2]] + [str(p) for p in scripted_runs["dynamic"]]
+    assert main(["leaderboard", *runs, "--format", "markdown", "--layout", "abench"]) == 0
+    out = capsys.readouterr().out
+    weak = next(line for line in out.splitlines() if line.startswith("| weak |"))
+    assert weak.split(" | ")[1] == "-" and "n=10" in weak
+    assert "PHYBench" not in out
+
+
+def test_leaderboard_of_no_fitting_run_is_a_user_error(tmp_path: Path) -> None:
+    assert main(["leaderboard", str(tmp_path)]) == 2
