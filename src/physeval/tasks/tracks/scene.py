@@ -145,7 +145,9 @@ class SceneTask(Task):
         base = dict(stage=render.stage, executable=render.executable, rendered=render.rendered,
                     playable=render.playable, render=render.to_dict(), extracted=code)
         if not render.playable:
-            return SceneGrade(correct=False, outcome=render.stage, reason=render.reason or render.stage, score=0.0,
+            # stage "error" is the model's program crashing; as an outcome "error" means the grader failed
+            outcome = "runtime_error" if render.stage == "error" else render.stage
+            return SceneGrade(correct=False, outcome=outcome, reason=render.reason or render.stage, score=0.0,
                               **base)
         judges = self.judges()
         if not judges:
