@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from physeval.answers.quantity import parse_quantity
-from physeval.answers.units import registry
+from physeval.units import format_unit, registry
 from physeval.grading.numeric import _reference, grade_numeric
 from physeval.grading.numeric_abench_compat import abench_value
 from physeval.tasks.abench_data import load_abench
@@ -58,8 +58,8 @@ def _forms(problem_answer: str, question: str) -> list[str]:
         base = registry().Quantity(value, unit).to_base_units() if unit is not None else None
     except Exception:  # logarithmic units (neper, decibel) have no base form
         base = None
-    if base is not None and f"{base.units:~}":
-        forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{base.magnitude:.6g}\\ \\mathrm{{{base.units:~}}}}}$.")
+    if base is not None and format_unit(base.units):
+        forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{float(base.magnitude):.6g}\\ \\mathrm{{{format_unit(base.units)}}}}}$.")
     else:
         forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{value:.6g}}}$.")
     mant, exp = _sci(value)

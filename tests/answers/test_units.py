@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from physeval.answers.units import conversion, parse_unit, required_format
+from physeval.answers.units import required_format
+from physeval.units import conversion, parse_unit
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from physeval.grading.dimensions import check_dimensions, dimension_of, format_dimension, parse_dimension
+from physeval.grading.dimensions import check_dimensions, dimension_of
+from physeval.units import format_dimension, parse_dimension
 
 DIMS = {"m": "mass", "v_0": "length/time", "g": "length/time**2", "l": "length", r"\omega_{0}": "1/time"}
 

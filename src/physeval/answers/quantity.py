@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from physeval.answers.bounds import TOO_LARGE as BOUNDS_TOO_LARGE
 from physeval.answers.bounds import parse_bounded
-from physeval.answers.units import parse_unit
+from physeval.units import parse_unit
 
 __all__ = [
     "ParsedQuantity", "parse_quantity", "sig_fig_range", "OK", "NO_ANSWER", "AMBIGUOUS", "UNPARSEABLE", "TOO_LARGE",

@@ -1,67 +1,22 @@
-"""Physical units: LaTeX unit markup -> pint units, conversions, and a question's format demands.
+"""A question's format demands: the required unit, significant figures and scientific notation.
 
-Answers write units as LaTeX (``\\mathrm{m\\,s^{-1}}``, ``\\mu\\mathrm{A}``, ``^\\circ\\mathrm{C}``)
-or plain text (``km/h``, ``eV``). :func:`parse_unit` turns either into a pint unit (cached);
-:func:`conversion` gives the affine map between two units so temperatures with offsets
-(degC <-> K) convert correctly. :func:`required_format` reads what an ABench question
-asks for: the unit, the number of significant figures and whether scientific notation is
-required, from the English or Chinese instruction at the end of the question.
+ABench ends each question with an instruction such as ``(Results should be expressed in
+scientific notation, with units of $ UNIT $, and rounded to N significant figures)`` or
+``(结果使用科学计数法，以$ UNIT $为单位，保留N位有效数字)``. :func:`required_format` reads it
+(English or Chinese); the unit is then read with the shared unit reader of
+:mod:`physeval.units`, which also does every conversion.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-__all__ = [
-    "RequiredFormat",
-    "UnitConversion",
-    "normalize_unit_text",
-    "parse_unit",
-    "conversion",
-    "required_format",
-    "registry",
-]
+from physeval.units import normalize_unit_text, parse_unit
 
-# Unit spellings that pint reads differently from physics usage, or that need a name.
-_ALIASES = {
-    "Gs": "gauss",
-    "degC": "degC",
-    "degF": "degF",
-    "ohm": "ohm",
-    "Ohm": "ohm",
-    "mho": "siemens",
-    "hour": "hour",
-    "hr": "hour",
-    "hrs": "hour",
-    "sec": "second",
-    "secs": "second",
-    "mins": "minute",
-    "amu": "dalton",
-    "Da": "dalton",
-    "ly": "light_year",
-    "AU": "astronomical_unit",
-    "au": "astronomical_unit",
-    "pc": "parsec",
-    "Torr": "torr",
-    "cc": "cm**3",
-    "L": "liter",
-    "mL": "milliliter",
-    "ml": "milliliter",
-    "rpm": "revolution/minute",
-    "kmh": "km/hour",
-    "kph": "km/hour",
-    "mph": "mile/hour",
-    "deg": "degree",
-    "degrees": "degree",
-    "arcmin": "arcminute",
-    "arcsec": "arcsecond",
-    "eV": "electron_volt",
-}
+__all__ = ["RequiredFormat", "required_format", "required_pint_unit"]
 
 # Single symbols an ABench question sometimes states as a "unit" although they are a quantity's
 # name left over from the source text (``{\prime``, ``\mathrm{E}``, ...). They are kept as text
@@ -69,157 +24,6 @@ _ALIASES = {
 _UNTRUSTED_REQUIRED = frozenset(
     {"e", "E", "n", "p", "P", "B", "D", "fc", "kl", "arcminute", "arcsecond", "alpha"}
 )
-
-# Chinese unit names, longest first so that 千米 is not read as 千 + 米.
-_CJK_UNITS = sorted(
-    {
-        "千米": "km", "公里": "km", "厘米": "cm", "毫米": "mm", "微米": "µm", "纳米": "nm", "米": "m",
-        "毫秒": "ms", "微秒": "µs", "秒": "s", "分钟": "min", "小时": "hour", "天": "day",
-        "千克": "kg", "公斤": "kg", "毫克": "mg", "克": "g", "焦耳": "J", "千焦": "kJ", "焦": "J",
-        "电子伏特": "eV", "电子伏": "eV", "兆电子伏": "MeV", "伏特": "V", "伏": "V", "毫安": "mA",
-        "安培": "A", "安": "A", "欧姆": "Ω", "欧": "Ω", "牛顿": "N", "牛": "N", "瓦特": "W", "瓦": "W",
-        "千瓦": "kW", "开尔文": "K", "开": "K", "摄氏度": "degC", "度": "degree", "弧度": "rad",
-        "赫兹": "Hz", "赫": "Hz", "帕斯卡": "Pa", "帕": "Pa", "特斯拉": "T", "库仑": "C", "库": "C",
-        "法拉": "F", "亨利": "H", "升": "L", "毫升": "mL", "大气压": "atm", "米每秒": "m/s",
-    }.items(),
-    key=lambda kv: -len(kv[0]),
-)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-
-_LATEX_SPACES = re.compile(r"\\[,;:!> ]|\\quad|\\qquad|~|\\hspace\{[^}]*\}|[\u00a0\u2009\u202f\u2002-\u2008]")
-_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mathit|mathsf|rm|mbox|unit|si)\b\s*")
-_DEG_C = re.compile(r"(?:\{\s*\}\s*)?(?:\^\s*)?\{?\s*\\circ\s*\}?\s*\{?\s*C\b\}?|°\s*C\b|℃|\\degree\s*C\b|\\celsius")
-_DEG_F = re.compile(r"(?:\^\s*)?\{?\s*\\circ\s*\}?\s*\{?\s*F\b\}?|°\s*F\b|℉")
-_DEG = re.compile(r"(?:\{\s*\}\s*)?\^?\s*\{?\s*\\circ\s*\}?|°|\\degree")
-_PRIME2 = re.compile(r"(?:\^\s*\{?\s*)?(?:\\prime\s*\\prime|'')\}?|″|\\second\b")
-_PRIME = re.compile(r"(?:\^\s*\{?\s*)?\\prime\s*\}?|′|'")
-_EXPONENT = re.compile(r"\^\s*\{\s*([+\-−]?\s*\d+(?:\.\d+)?)\s*\}|\^\s*([+\-−]?\d+)|\*\*\s*\(?\s*([+\-−]?\d+)\s*\)?")
-_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_JUXTAPOSE = re.compile(r"(?<=[A-Za-zµΩ_)\d])\s+(?=[A-Za-zµΩ(])|(?<=[A-Za-zµΩ_)])(?=\()")
-_UNIT_CHARS = re.compile(r"^[A-Za-zµΩ_*/()\d.\-+ ]+$")
-
-
-_REGISTRY: Any = None
-_REGISTRY_LOCK = threading.Lock()
-
-
-def registry() -> Any:
-    """The shared pint ``UnitRegistry``, built once on first use (~0.3 s) under a lock.
-
-    Thread-safe: units from two registries cannot be combined, so concurrent first calls must
-    all get the same object (double-checked locking).
-    """
-    global _REGISTRY
-    if _REGISTRY is None:
-        with _REGISTRY_LOCK:
-            if _REGISTRY is None:
-                import pint
-
-                ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
-                ureg.define("cmHg = 10 * mmHg")
-                _REGISTRY = ureg
-    return _REGISTRY
-
-
-@lru_cache(maxsize=4096)
-def normalize_unit_text(text: str) -> str:
-    """LaTeX or plain unit text -> a pint expression string (``""`` when nothing is left).
-
-    ``\\mathrm{m\\,s^{-1}}`` -> ``m*s**-1``; ``\\mu\\mathrm{A}`` -> ``µA``; ``^\\circ\\mathrm{C}`` ->
-    ``degC``; ``J/kg K`` -> ``J/(kg*K)`` (after a single ``/`` the rest is the denominator).
-    """
-    s = text.strip().strip("$").strip()
-    if _CJK.search(s):
-        for zh, en in _CJK_UNITS:
-            s = s.replace(zh, f" {en} ")
-        s = s.replace("每", "/")
-    s = s.replace("\\left", "").replace("\\right", "").replace("\\dfrac", "\\frac")
-    s = re.sub(r"\\[lr]brack(?:et)?\b|[\[\]|]", " ", s)
-    s = re.sub(r"\\[lr]brack\b|\\[lr]bracket\b|[\[\]]", " ", s)
-    s = _LATEX_SPACES.sub(" ", s)
-    s = _WRAPPERS.sub("", s)
-    s = s.replace("\\%", " percent ").replace("%", " percent ").replace("‰", " permille ")
-    s = _DEG_C.sub(" degC ", s)
-    s = _DEG_F.sub(" degF ", s)
-    s = _DEG.sub(" degree ", s)
-    s = _PRIME2.sub(" arcsecond ", s)
-    s = _PRIME.sub(" arcminute ", s)
-    s = re.sub(r"\\(?:mathring\{\s*A\s*\}|AA|angstrom)|Å|\\mathring\s*A", " angstrom ", s)
-    s = re.sub(r"\\(?:Omega|ohm)\b|Ω|Ω", "Ω", s)
-    s = re.sub(r"\\(?:mu|micro)\b\s*|μ|µ", "µ", s)
-    s = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
-    s = re.sub(r"\\(?:cdot|times|bullet|ast)\b|[·⋅×•]", "*", s)
-    s = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+", lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
-    s = _EXPONENT.sub(lambda m: "**" + re.sub(r"\s+", "", (m.group(1) or m.group(2) or m.group(3))).replace("−", "-"), s)
-    s = s.replace("{", " ").replace("}", " ").replace("\\", " ")
-    s = re.sub(r"µ\s+", "µ", s)
-    s = re.sub(r"\s*\*\*\s*", "**", s)
-    s = re.sub(r"\s*([*/])\s*", r"\1", s).strip()
-    s = re.sub(r"\s+", " ", s)
-    s = _JUXTAPOSE.sub("*", s)
-    if s.count("/") == 1 and "(" not in s:
-        num, den = s.split("/")
-        if "*" in den.replace("**", ""):
-            s = f"{num}/({den})"
-    return s.strip("*").strip()
-
-
-def _pint_tokens(expr: str) -> str:
-    return re.sub(r"[A-Za-zµΩ_]+", lambda m: _ALIASES.get(m.group(0), m.group(0)), expr)
-
-
-@lru_cache(maxsize=4096)
-def parse_unit(text: str) -> Any | None:
-    """The pint unit written in ``text`` (LaTeX or plain), or ``None`` when it is not a unit.
-
-    A bare number or an empty string is not a unit. Cached: answers repeat the same units.
-    """
-    expr = normalize_unit_text(text)
-    if not expr or not _UNIT_CHARS.match(expr) or not re.search(r"[A-Za-zµΩ]", expr):
-        return None
-    try:
-        unit = registry().parse_units(_pint_tokens(expr))
-    except Exception:  # pint raises many types (UndefinedUnitError, DefinitionSyntaxError, ...)
-        return None
-    return unit
-
-
-@dataclass(frozen=True)
-class UnitConversion:
-    """An affine map ``y = scale * x + offset`` between two units (exact fractions)."""
-
-    scale: Fraction
-    offset: Fraction
-
-    def apply(self, value: Fraction) -> Fraction:
-        """``value`` converted."""
-        if self.offset == 0:
-            return value * self.scale if self.scale != 1 else value
-        return value * self.scale + self.offset
-
-
-def _fraction(x: float) -> Fraction:
-    return Fraction(repr(float(x)))
-
-
-@lru_cache(maxsize=4096)
-def conversion(src: Any, dst: Any) -> UnitConversion | None:
-    """How to convert a value in unit ``src`` to unit ``dst``; ``None`` if the dimensions differ.
-
-    Scale factors come from pint in double precision and are kept as the shortest decimal
-    that round-trips, so ``km -> m`` is exactly 1000. Offsets (degC, degF) are handled.
-    """
-    if src == dst:
-        return UnitConversion(Fraction(1), Fraction(0))
-    ureg = registry()
-    try:
-        if ureg.Quantity(1, src).dimensionality != ureg.Quantity(1, dst).dimensionality:
-            return None
-        zero = ureg.Quantity(0, src).to(dst).magnitude
-        one = ureg.Quantity(1, src).to(dst).magnitude
-    except Exception:
-        return None
-    return UnitConversion(_fraction(one) - _fraction(zero), _fraction(zero))
 
 
 @dataclass(frozen=True)

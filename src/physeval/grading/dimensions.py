@@ -10,45 +10,26 @@ same normal form as answers so they match the converted symbols.
 
 The check reports whether the answer is dimensionally consistent (sums of like terms,
 dimensionless arguments of functions and exponents) and whether its dimension equals the
-reference's. Unknown symbols make the verdict ``None`` rather than a guess.
+reference's. Unknown symbols make the verdict ``None`` rather than a guess. Parsing and the
+dimension algebra are :mod:`physeval.units.dimension`, shared with the template engine.
 """
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
-__all__ = ["Dimension", "DimensionCheck", "parse_dimension", "dimension_of", "check_dimensions", "format_dimension"]
+from physeval.units.dimension import (
+    Dimension,
+    InconsistentDimension,
+    UnknownDimension,
+    expression_dimension,
+    format_dimension,
+    parse_dimension,
+)
 
-Dimension = tuple[tuple[str, Fraction], ...]
-"""A dimension as sorted (base, exponent) pairs; ``()`` is dimensionless."""
-
-_BASES = {
-    "mass": "mass",
-    "length": "length",
-    "time": "time",
-    "current": "current",
-    "temperature": "temperature",
-    "substance": "substance",
-    "amount": "substance",
-    "luminosity": "luminosity",
-    "luminous_intensity": "luminosity",
-}
-_DIMENSIONLESS = {"", "1", "dimensionless", "none", "[]"}
-_WORD = re.compile(r"\[?([A-Za-z_]+)\]?")
-
-
-class _Inconsistent(Exception):
-    pass
-
-
-class _Unknown(Exception):
-    pass
+__all__ = ["DimensionCheck", "check_dimensions", "dimension_of"]
 
 
 @dataclass(frozen=True)
@@ -68,112 +49,6 @@ class DimensionCheck:
     answer_dimension: str | None
     reference_dimension: str | None
     reason: str
-
-
-def _normalize(exponents: Mapping[str, Fraction]) -> Dimension:
-    return tuple(sorted((k, v) for k, v in exponents.items() if v != 0))
-
-
-def format_dimension(dim: Dimension) -> str:
-    """``(("length", 1), ("time", -2))`` -> ``"length*time**-2"``; ``"1"`` when dimensionless."""
-    if not dim:
-        return "1"
-    return "*".join(name if exp == 1 else f"{name}**{exp}" for name, exp in dim)
-
-
-_REGISTRY: Any = None
-_REGISTRY_LOCK = threading.Lock()
-
-
-def _registry() -> Any:
-    """The module's pint registry, built once under a lock (concurrent first calls share it)."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        with _REGISTRY_LOCK:
-            if _REGISTRY is None:
-                import pint
-
-                _REGISTRY = pint.UnitRegistry()
-    return _REGISTRY
-
-
-@lru_cache(maxsize=1024)
-def parse_dimension(text: str) -> Dimension:
-    """Parse a dimension (base names or pint units); raises ``ValueError`` when unreadable."""
-    raw = str(text).strip()
-    if raw.lower() in _DIMENSIONLESS:
-        return ()
-    words = {w.lower() for w in _WORD.findall(raw)}
-    if words and words <= set(_BASES):
-        expression = _WORD.sub(lambda m: f"[{_BASES[m.group(1).lower()]}]", raw).replace("^", "**")
-    else:
-        expression = raw.replace("^", "**")
-    try:
-        registry = _registry()
-        if words and words <= set(_BASES):
-            dimensionality = registry.get_dimensionality(expression)
-        else:
-            dimensionality = registry.parse_expression(expression).dimensionality
-    except Exception as exc:
-        raise ValueError(f"cannot read dimension {text!r}: {exc}") from exc
-    exps: dict[str, Fraction] = {}
-    for base, exponent in dict(dimensionality).items():
-        exps[base.strip("[]")] = Fraction(exponent).limit_denominator(1000)
-    return _normalize(exps)
-
-
-def _combine(a: Dimension, b: Dimension, factor: Fraction = Fraction(1)) -> Dimension:
-    exps = dict(a)
-    for name, exp in b:
-        exps[name] = exps.get(name, Fraction(0)) + factor * exp
-    return _normalize(exps)
-
-
-def _scale(a: Dimension, factor: Fraction) -> Dimension:
-    return _normalize({name: exp * factor for name, exp in a})
-
-
-def _dimension(expr: Any, table: Mapping[str, Dimension]) -> Dimension:
-    import sympy
-
-    if expr.is_number:
-        return ()
-    if isinstance(expr, sympy.Symbol):
-        if expr.name in table:
-            return table[expr.name]
-        raise _Unknown(f"no dimension given for symbol {expr.name}")
-    if isinstance(expr, sympy.Add):
-        dims = [_dimension(arg, table) for arg in expr.args]
-        if any(d != dims[0] for d in dims[1:]):
-            shown = sorted({format_dimension(d) for d in dims})
-            raise _Inconsistent(f"adds terms of different dimensions: {', '.join(shown)}")
-        return dims[0]
-    if isinstance(expr, sympy.Mul):
-        total: Dimension = ()
-        for arg in expr.args:
-            total = _combine(total, _dimension(arg, table))
-        return total
-    if isinstance(expr, sympy.Pow):
-        base = _dimension(expr.base, table)
-        if _dimension(expr.exp, table):
-            raise _Inconsistent(f"exponent {expr.exp} is not dimensionless")
-        if not base:
-            return ()
-        if not expr.exp.is_Rational:
-            raise _Inconsistent(f"dimensional base {expr.base} raised to a non-rational power {expr.exp}")
-        return _scale(base, Fraction(int(expr.exp.p), int(expr.exp.q)))
-    if isinstance(expr, sympy.Abs):
-        return _dimension(expr.args[0], table)
-    if isinstance(expr, (sympy.Min, sympy.Max)):
-        return _dimension(sympy.Add(*expr.args, evaluate=False), table) if len(expr.args) > 1 else _dimension(
-            expr.args[0], table
-        )
-    if isinstance(expr, sympy.Function):
-        for arg in expr.args:
-            if _dimension(arg, table):
-                raise _Inconsistent(f"{expr.func.__name__} of a dimensional argument {arg}")
-        return ()
-    raise _Unknown(f"cannot take the dimension of {type(expr).__name__}")
 
 
 def _table(dimensions: Mapping[str, str], compat: str | None) -> dict[str, Dimension]:
@@ -204,8 +79,8 @@ def dimension_of(expr: Any, dimensions: Mapping[str, str], *, compat: str | None
             raise ValueError(conv.reason)
         expr = conv.expr
     try:
-        return _dimension(expr, _table(dimensions, compat))
-    except (_Inconsistent, _Unknown) as exc:
+        return expression_dimension(expr, _table(dimensions, compat))
+    except (InconsistentDimension, UnknownDimension) as exc:
         raise ValueError(str(exc)) from exc
 
 
@@ -216,10 +91,10 @@ def _assess(latex: str, table: Mapping[str, Dimension], compat: str | None) -> t
     if not conv.ok:
         return None, None, conv.reason
     try:
-        return True, _dimension(conv.expr, table), ""
-    except _Inconsistent as exc:
+        return True, expression_dimension(conv.expr, table), ""
+    except InconsistentDimension as exc:
         return False, None, str(exc)
-    except _Unknown as exc:
+    except UnknownDimension as exc:
         return None, None, str(exc)
     except Exception as exc:  # SymPy oddities: unknown, never a crash
         return None, None, f"{type(exc).__name__}: {exc}"

@@ -20,9 +20,10 @@ from typing import Any
 
 from physeval.answers.extract import extract_final_answer
 from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, TOO_LARGE, ParsedQuantity, parse_quantity, sig_fig_range
-from physeval.answers.units import conversion, parse_unit, required_format
+from physeval.answers.units import required_format
 from physeval.grading._never_raise import check_box, never_raises
 from physeval.problems import Grade, Outcome
+from physeval.units import conversion, format_unit, parse_unit
 
 __all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
 
@@ -188,19 +189,19 @@ def grade_numeric(
             return NumericGrade(
                 False,
                 Outcome.DIMENSION_MISMATCH,
-                f"answer unit {given:~} does not convert to required unit {target:~}",
+                f"answer unit {format_unit(given)} does not convert to required unit {format_unit(target)}",
                 **base,
             )
         candidates.append(conv.apply(q.value))
         if given != target:
-            notes.append(f"converted {given:~} -> {target:~}")
+            notes.append(f"converted {format_unit(given)} -> {format_unit(target)}")
     elif given is not None:
         if _is_percent(given):
             candidates += [q.value / 100, q.value]  # 50 % against 0.5, or against a bare 50
             notes.append("percent read as a fraction or as written")
         else:
             candidates.append(q.value)
-            notes.append(f"unit {given:~} kept: the question states no unit to convert to")
+            notes.append(f"unit {format_unit(given)} kept: the question states no unit to convert to")
     else:
         candidates.append(q.value)
         if _is_percent(target):

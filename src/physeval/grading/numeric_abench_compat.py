@@ -37,6 +37,9 @@ from physeval.problems import Outcome
 
 __all__ = ["abench_boxed_content", "abench_delete_units", "abench_value", "grade_abench_compat"]
 
+# The official evaluator's unit and number regexes, reproduced bug for bug. They stay apart from
+# physeval's one unit reader (physeval.units) on purpose: fixing them would change the verdicts
+# this module exists to reproduce, and a fix to the shared reader must never reach them.
 _BASE = r"\{?\\mathrm\s*\{[^}]*?\}\}?\}?"
 _SUPER = r"(?:\s*\\?\^\s*(?:\{[^}]*?\}|[^{}\s]+))?"
 _JOIN = r"(?:\\cdot|/|\\times)"
