@@ -21,7 +21,7 @@ from scipy.optimize import brentq
 
 from physeval.variation import Template, load_template, vary
 from physeval.variation.engine import make_variant
-from physeval.variation.units import parse_dimension
+from physeval.units import parse_dimension
 
 BANK = Path(__file__).resolve().parents[2] / "src" / "physeval" / "variation" / "bank" / "symbolic"
 PREFIXES = ("sym_mech_", "sym_em_", "sym_opt_", "sym_thermo_", "sym_modern_")

@@ -21,7 +21,7 @@ from physeval.variation.abench_phy_b import (
     phy_b_rows,
 )
 from physeval.variation.plain import find_constants, parse_written_number, recompute
-from physeval.variation.units import unit_to_si
+from physeval.units import unit_to_si
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "abench"
 SOLUTIONS = load_phy_b_solutions()

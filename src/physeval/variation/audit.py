@@ -35,7 +35,7 @@ from ..problems import Problem
 from .engine import make_variant
 from .plain import Constant, find_constants, parse_written_number, read_instruction, recompute
 from .template import PLACEHOLDER, Template
-from .units import unit_dimension
+from physeval.units import unit_dimension
 
 __all__ = ["Finding", "audit_problems", "audit_family", "phy_b_consistency", "read_abench_csv", "SEVERITY_ORDER"]
 

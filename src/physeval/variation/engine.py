@@ -24,7 +24,7 @@ from ..problems import Problem
 from .sampling import SamplingError, UniformStream, derive_key, sample_parameter
 from .solution import EVAL_DPS, CompiledTemplate, exact_answer, mpf_to_decimal
 from .template import PLACEHOLDER, Template
-from .units import format_dimension, parse_dimension
+from physeval.units import format_dimension, parse_dimension
 from .writing import abench_suffix, round_sig, write_plain, write_scientific
 
 __all__ = ["Variant", "vary", "make_variant", "check_values", "SamplingError"]

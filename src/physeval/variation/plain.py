@@ -29,7 +29,8 @@ from .constants import BUILTIN_CONSTANTS
 from .engine import Variant, vary
 from .solution import SOLUTION_FUNCTIONS, parse_solution
 from .template import PLACEHOLDER, Template, TemplateError, template_from_dict
-from .units import UnitError, unit_dimension, unit_to_si
+from physeval.units import UnitError, unit_dimension, unit_to_si
+from physeval.units.reader import BARE_UNITS_AFTER_NUMBERS, CJK_UNITS_AFTER_NUMBERS, pint_unit_string
 from .writing import sig_figs_of
 
 __all__ = [
@@ -144,61 +145,12 @@ def read_instruction(question: str) -> Instruction | None:
 
 # --------------------------------------------------------------------------- units
 
-_ZH_UNITS = [  # longest first
-    ("电子伏特", "eV"), ("电子伏", "eV"), ("平方厘米", "cm**2"), ("立方厘米", "cm**3"), ("平方米", "m**2"),
-    ("立方米", "m**3"), ("韦伯", "Wb"), ("特斯拉", "T"), ("毫特", "mT"), ("千帕", "kPa"), ("大气压", "atm"), ("千克", "kg"), ("公斤", "kg"), ("厘米", "cm"), ("毫米", "mm"),
-    ("千米", "km"), ("公里", "km"), ("纳米", "nm"), ("微米", "um"), ("分钟", "min"), ("小时", "h"),
-    ("毫秒", "ms"), ("牛顿", "N"), ("焦耳", "J"), ("千焦", "kJ"), ("瓦特", "W"), ("千瓦", "kW"),
-    ("伏特", "V"), ("千伏", "kV"), ("安培", "A"), ("毫安", "mA"), ("库仑", "C"), ("欧姆", "ohm"),
-    ("赫兹", "Hz"), ("帕斯卡", "Pa"), ("摩尔", "mol"), ("毫升", "mL"), ("开尔文", "K"),
-    ("米", "m"), ("秒", "s"), ("克", "g"), ("牛", "N"), ("焦", "J"), ("瓦", "W"), ("伏", "V"),
-    ("安", "A"), ("库", "C"), ("欧", "ohm"), ("帕", "Pa"), ("升", "L"), ("度", "degree"),
-]
-_BARE_UNITS = {
-    "m", "cm", "mm", "km", "nm", "um", "pm", "s", "ms", "us", "ns", "min", "h", "kg", "g", "mg",
-    "N", "kN", "J", "kJ", "MJ", "eV", "keV", "MeV", "GeV", "W", "kW", "MW", "V", "kV", "mV", "A",
-    "mA", "uA", "C", "uC", "nC", "pC", "F", "uF", "nF", "pF", "H", "mH", "T", "mT", "Hz", "kHz",
-    "MHz", "GHz", "Pa", "kPa", "MPa", "atm", "K", "mol", "L", "mL", "rad", "ohm", "Wb", "dB",
-}
-_WRAPPERS = re.compile(r"\\(?:mathrm|text|textrm|rm|mathit|operatorname|mbox)\s*")
-_SPACES = re.compile(r"\\(?:;|,|!|:|\s|quad|qquad|thinspace)|~")
+_ZH_UNITS = CJK_UNITS_AFTER_NUMBERS  # the shared table's Chinese unit names read after a number, longest first
+_BARE_UNITS = BARE_UNITS_AFTER_NUMBERS  # English unit words read bare in prose after a number
+latex_unit_to_pint = pint_unit_string
+"""A LaTeX unit (``\\mathrm{\\;m}/{\\mathrm{s}}^{2}``, ``\\mu \\mathrm{A}``, ``^{\\circ}C``) as a pint string, or None.
 
-
-def latex_unit_to_pint(text: str) -> str | None:
-    """A LaTeX unit (``\\mathrm{\\;m}/{\\mathrm{s}}^{2}``, ``\\mu \\mathrm{A}``, ``^{\\circ}C``) as a
-    pint string, or None when pint cannot read it."""
-    s = text
-    for zh, en in _ZH_UNITS:
-        s = s.replace(zh, f" {en} ")
-    s = re.sub(r"\\(?:left|right)\s*[|.(\[\])]?|\\[lr]brack", " ", s)
-    s = _WRAPPERS.sub("", s)
-    s = _SPACES.sub(" ", s)
-    s = s.replace("℃", "°C").replace("\\circ", "°").replace("\\degree", "°")
-    s = s.replace("{", " ").replace("}", " ")
-    s = re.sub(r"\^\s*°", "°", s)
-    s = re.sub(r"°\s*C\b", " degC ", s)
-    s = re.sub(r"\\prime\s*\\prime|''|″", " arcsecond ", s)
-    s = re.sub(r"\\prime|'|′", " arcminute ", s)
-    s = s.replace("°", " degree ")
-    s = re.sub(r"(?:\\mu|µ|μ)\s*", "u", s)
-    s = re.sub(r"(?:\\Omega|Ω)", "ohm", s)
-    s = re.sub(r"\\AA|Å", " angstrom ", s)
-    s = s.replace("\\%", " percent ").replace("%", " percent ")
-    s = re.sub(r"\\cdot|·|\\times|\*", " * ", s)
-    s = re.sub(r"\^\s*", "**", s)
-    s = re.sub(r"\*\*\s*\+?", "**", s)
-    s = re.sub(r"\s+", " ", s).strip()
-    s = re.sub(r"\s*/\s*", "/", s)
-    s = re.sub(r"\s*\*\*\s*", "**", s)
-    s = s.strip(" */")
-    if not s or "\\" in s or re.search(r"[^\x00-\x7f]", s):
-        return None
-    try:
-        unit_dimension(s)
-        unit_to_si(s)
-    except UnitError:
-        return None
-    return s
+The shared reader :func:`physeval.units.pint_unit_string`, under this module's historical name."""
 
 
 # --------------------------------------------------------------------------- numbers

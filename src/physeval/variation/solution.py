@@ -27,7 +27,7 @@ from sympy.parsing.sympy_parser import (
 )
 
 from .template import Template, TemplateError
-from .units import (
+from physeval.units import (
     Dimension,
     UnitError,
     expression_dimension,

@@ -20,7 +20,7 @@ from typing import Any, Literal, Mapping
 import yaml
 
 from .constants import BUILTIN_CONSTANTS
-from .units import UnitError, default_unit_latex, parse_dimension, unit_dimension, unit_to_si
+from physeval.units import UnitError, default_unit_latex, parse_dimension, unit_dimension, unit_to_si
 from .writing import round_decimals, round_sig, write_plain, write_scientific
 
 __all__ = [
