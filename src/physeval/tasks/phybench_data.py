@@ -25,13 +25,18 @@ HF_DATASET_ID = "Eureka-Lab/PHYBench"
 
 
 def record_to_problem(record: Mapping[str, Any]) -> Problem:
-    """One PHYBench record as a :class:`Problem` (``meta = {"tag": ..., "domain": tag}``)."""
+    """One PHYBench record as a :class:`Problem` (``meta = {"tag": ..., "domain": tag}``, plus
+    ``"solution"`` when the record has one)."""
     tag = str(record.get("tag") or "").strip() or None
+    meta: dict[str, Any] = {"tag": tag, "domain": tag}
+    solution = str(record.get("solution") or "").strip()
+    if solution:  # the reference solution, for the process judge and the poisoning probe
+        meta["solution"] = solution
     return Problem(
         id=str(record["id"]).strip(),
         question=str(record.get("content") or ""),
         answer=str(record.get("answer") or "").strip(),
-        meta={"tag": tag, "domain": tag},
+        meta=meta,
     )
 
 

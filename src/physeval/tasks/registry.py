@@ -117,4 +117,4 @@ def _class_from_file(spec: str) -> type[Task]:
 
 
 _BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.bank", "physeval.tasks.phybench",
-                                     "physeval.tasks.scene", "physeval.tasks.jsonl")
+                                     "physeval.tasks.scene", "physeval.tasks.jsonl", "physeval.probes.poison")

@@ -41,13 +41,29 @@ class SymbolicOptions(TaskOptions):
     box: Literal["first", "last"] = option("first", "which \\boxed{} is the final answer (PHYBench: first)")
     compat: Literal["phybench"] | None = option(None, "reproduce the PHYBench pipeline's conversions")
     grading_processes: int | None = option(None, "symbolic: grading worker processes (0: in this process)")
+    process_judge: str | None = option(None, "symbolic: judge model scoring the derivation against the reference "
+                                             "solution (physeval.probes.process_judge)")
+    process_judge_base_url: str | None = option(None, "symbolic: process judge server URL")
+    process_judge_prompt: str | None = option(None, "symbolic: process judge prompt file (default: the shipped rubric)")
+    answer_weight: float = option(0.5, "symbolic: weight of the answer in the combined score (default 0.5)")
+    equivalence_judge: str | None = option(None, "symbolic: judge model asked only when equivalence is undecided "
+                                                 "(off by default)")
+    equivalence_judge_base_url: str | None = option(None, "symbolic: equivalence judge server URL")
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.answer_weight <= 1.0:
+            from physeval.errors import OptionError
+
+            raise OptionError(f"answer_weight must be between 0 and 1, not {self.answer_weight}")
 
 
 class SymbolicTask(Task):
     """A task whose answers are one LaTeX expression.
 
     Options: ``box`` (``first``, as published), ``compat`` (None or ``phybench``),
-    ``grading_processes`` (0 grades in this process; default: a pool of one per core).
+    ``grading_processes`` (0 grades in this process; default: a pool of one per core);
+    ``process_judge`` (score the derivation against ``meta["solution"]``, with ``answer_weight``)
+    and ``equivalence_judge`` (only for undecided answers): see :mod:`physeval.probes`.
     """
 
     Options: ClassVar[type[TaskOptions]] = SymbolicOptions
@@ -64,14 +80,23 @@ class SymbolicTask(Task):
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
         """Grade in the shared worker pool (:mod:`physeval.grading.pool`) so the event loop keeps moving."""
         if self.opts.grading_processes == 0:
-            return self.grade(problem, response)
-        future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
-                                     problem.meta.get("dimensions"))
-        return _with_key(await asyncio.wrap_future(future))
+            grade = self.grade(problem, response)
+        else:
+            future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
+                                         problem.meta.get("dimensions"))
+            grade = _with_key(await asyncio.wrap_future(future))
+        if self.opts.process_judge or self.opts.equivalence_judge:  # judges: physeval.probes.track
+            from physeval.probes.track import judge_symbolic
+
+            grade = await judge_symbolic(self, problem, response, grade)
+        return grade
 
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""
-        return super().metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
+        from physeval.probes.process_judge import process_metrics
+
+        metrics = super().metrics(outcomes) | mean_score_metric(outcomes, "eed_mean", scale=100.0)
+        return metrics | process_metrics(outcomes)  # process metrics: empty unless a process judge was asked
 
     def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """Per group: accuracy, avg@K, pass@K and eed_mean."""
