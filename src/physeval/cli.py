@@ -180,6 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "its own; several: leaderboards, paired comparison, curves, outcomes).")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
+    report.add_argument("--scaling", action="store_true", help="also pass@k/maj@k for k = 1..K with the decay fit")
+    report.add_argument("--lengths", action="store_true", help="also completion/reasoning token lengths per model")
     report.add_argument("--html", nargs="?", const="", metavar="PATH",
                         help="also write a self-contained HTML report with plots (default: RUN_DIR/report.html "
                              "for one run, ./physeval-report.html for several)")
@@ -548,6 +550,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
                            f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
                            f"{summary.get('counts', {}).get('missing', 0)} were not run")
         print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
+    if len(args.run_dirs) > 1 or args.scaling or args.lengths:
+        _print_analyses(args)
     if args.html is not None:
         from physeval.report.html import MULTI_REPORT_NAME, write_html_report, write_multi_report
 
@@ -556,6 +560,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
         else:
             print(write_multi_report(args.run_dirs, args.html or MULTI_REPORT_NAME))
     return 0
+
+
+def _print_analyses(args: argparse.Namespace) -> None:
+    """After several runs' summaries: why samples ended, per model; with the flags, scaling and lengths."""
+    from physeval.analysis.lengths import run_lengths
+    from physeval.analysis.outcomes import breakdowns_by_model
+    from physeval.analysis.runs import load_runs, run_labels
+    from physeval.analysis.scaling import scaling_curves
+    from physeval.report.tables import lengths_table, outcome_table, scaling_table
+
+    runs, console = load_runs(args.run_dirs), Console() if sys.stdout.isatty() else Console(width=200)
+    if len(runs) > 1:
+        console.print(outcome_table(breakdowns_by_model(runs)))
+    if args.scaling:
+        console.print(scaling_table([scaling_curves(r, label=label) for r, label in zip(runs, run_labels(runs))]))
+    if args.lengths:
+        console.print(lengths_table(run_lengths(runs)))
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
