@@ -69,3 +69,17 @@ def test_a_model_without_a_run_gets_dashes(scripted_runs: dict[str, list[Path]],
 
 def test_leaderboard_of_no_fitting_run_is_a_user_error(tmp_path: Path) -> None:
     assert main(["leaderboard", str(tmp_path)]) == 2
+
+
+def test_crashing_scene_programs_count_against_the_executable_rate(scripted_runs: dict[str, list[Path]]) -> None:
+    from physeval.analysis.runs import load_run
+
+    for path in scripted_runs["scene"]:
+        run = load_run(path)
+        crashed = [r for r in run.rows if (r.grade or {}).get("stage") == "error"]
+        assert all(r.status == "answered" and r.outcome == "runtime_error" for r in crashed)
+        executable = run.summary["metrics"]["executable_rate"]
+        assert executable["n_samples"] == len(run.rows)  # every program is in the denominator
+        if crashed:
+            assert executable["value"] < 1.0
+    assert any((r.grade or {}).get("stage") == "error" for p in scripted_runs["scene"] for r in load_run(p).rows)

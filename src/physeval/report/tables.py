@@ -1,0 +1,69 @@
+"""Terminal tables of the analyses: why samples ended, test-time scaling fits, response lengths.
+
+Rich tables over the typed results of :mod:`physeval.analysis`; every number shows its n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+__all__ = ["lengths_table", "outcome_table", "scaling_table"]
+
+
+def outcome_table(breakdowns: Sequence[Any], title: str = "why samples ended, per model") -> Table:
+    """One row per run or model, one column per reason: count and share; n at the end."""
+    reasons = list(dict.fromkeys(r for b in breakdowns for r, _ in b.counts))
+    table = Table(title=escape(title))
+    table.add_column("model")
+    for reason in reasons:
+        table.add_column(escape(reason.replace("_", " ")), justify="right")
+    table.add_column("n", justify="right")
+    for b in breakdowns:
+        counts = dict(b.counts)
+        table.add_row(escape(b.label), *(f"{counts.get(r, 0)} ({100 * b.share(r):.0f}%)" for r in reasons),
+                      str(b.total))
+    return table
+
+
+def scaling_table(curves: Sequence[Any]) -> Table:
+    """pass@k and maj@k at k = 1 and K, the decay fit (upper bound, achievable improvement, decay
+    rate) and its extrapolations with their intervals, one row per model and curve."""
+    table = Table(title="test-time scaling: f(k) = U - D exp(-r (k - 1)) (PHYBench Table 7)",
+                  caption="extrapolation intervals: refits on problems resampled with replacement; they assume "
+                          "the decay form holds beyond K")
+    for column in ("model", "curve", "k=1", "k=K", "U (upper bound)", "D (improvement)", "r (decay)",
+                   "extrapolated", "n"):
+        table.add_column(column, justify="left" if column in ("model", "curve", "extrapolated") else "right")
+    for c in curves:
+        for kind, points, fit in (("pass@k", c.pass_at, c.pass_fit), ("maj@k", c.maj_at, c.maj_fit)):
+            if not points:
+                continue
+            extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]" for e in fit.extrapolations
+                              ) if fit else "no fit"
+            table.add_row(escape(c.label), kind, f"{points[0].value:.3f}", f"{points[-1].value:.3f} (K={points[-1].k})",
+                          *((f"{fit.upper_bound:.3f}", f"{fit.improvement:.3f}", f"{fit.rate:.3f}") if fit else
+                            ("-", "-", "-")), escape(extra), str(points[0].n))
+        for note in c.notes:
+            table.add_row(escape(c.label), "note", "", "", "", "", "", escape(note), "")
+    return table
+
+
+def lengths_table(lengths: Sequence[Any]) -> Table:
+    """Completion (and reasoning) token distributions and accuracy per length bin, per model."""
+    table = Table(title="response lengths (SimuScene Fig. 7)")
+    for column in ("model", "n", "completion mean", "median", "p90", "reasoning mean", "cut off",
+                   "accuracy by length (tokens: accuracy, n)"):
+        table.add_column(column, justify="left" if column in ("model", "accuracy by length (tokens: accuracy, n)")
+                         else "right")
+    for s in lengths:
+        completion, reasoning = s.completion, s.reasoning
+        bins = "; ".join(f"{b.low}-{b.high}: {b.accuracy:.2f} (n={b.n})" for b in s.accuracy_by_length)
+        table.add_row(escape(s.label), str(completion.n if completion else 0),
+                      f"{completion.mean:.0f}" if completion else "-", f"{completion.median:.0f}" if completion else "-",
+                      f"{completion.p90:.0f}" if completion else "-",
+                      f"{reasoning.mean:.0f} (n={reasoning.n})" if reasoning else "-", str(s.cut_off), bins or "-")
+    return table
