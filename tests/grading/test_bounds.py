@@ -201,6 +201,7 @@ def test_bounds_name_the_bound_and_leave_physics_alone() -> None:
     physics = sympy.exp(-a * b * x / sympy.Symbol("k")) * sympy.sqrt(2 * x) / (a + b) ** 3 + sympy.factorial(20)
     assert check_bounds(physics).ok
     assert check_bounds(sympy.Integer(2) ** 1000).ok  # 302 digits: fine
+    assert check_bounds(x ** sympy.Rational(1, 10**6)).ok  # a root is no polynomial degree
 
 
 def test_expanded_terms_estimates_the_size_of_an_expansion() -> None:

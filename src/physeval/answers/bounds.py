@@ -238,10 +238,11 @@ class _Sizer:
 
     def _pow(self, node: Any, kids: list[tuple[float, bool]]) -> float:
         (base_size, base_symbolic), (exp_size, exp_symbolic) = kids
-        base = node.args[0]
+        base, exponent = node.args
         if base_symbolic and not exp_symbolic and not base.is_number:
-            # x^n, (a+b)^n: the exponent is a polynomial degree
-            self.degree(_estimate_value(exp_size), node, "exponent")
+            # x^n, (a+b)^n: the exponent is a polynomial degree (of a root x^(1/n), its numerator)
+            degree = float(abs(exponent.p)) if exponent.is_Rational else _estimate_value(exp_size)
+            self.degree(degree, node, "exponent")
         if base.is_number and base in (0, 1, -1):
             return 0.0
         if base_size == 0.0 and not base_symbolic:
@@ -354,7 +355,7 @@ def expanded_terms(expr: Any, cap: int = 10**9) -> int:
 
 # Constructs latex2sympy2_extended evaluates *while* parsing (binomial and Gamma of
 # integers): those texts are parsed with evaluation off first, to check the bounds.
-_EAGER = re.compile(r"binom|choose|Gamma|gamma|operatorname")
+_EAGER = re.compile(r"binom|choose|\\Gamma|\\gamma|\\operatorname")
 
 
 def parse_bounded(parse: Callable[[str], Any], text: str, bounds: Bounds = DEFAULT_BOUNDS) -> tuple[Any, BoundCheck]:
@@ -366,8 +367,11 @@ def parse_bounded(parse: Callable[[str], Any], text: str, bounds: Bounds = DEFAU
     if _EAGER.search(text):
         import sympy
 
-        with sympy.evaluate(False):
-            lazy = parse(text)
+        try:
+            with sympy.evaluate(False):
+                lazy = parse(text)
+        except Exception:  # the lazy parse is only a look ahead; the real parse decides
+            lazy = None
         check = check_bounds(lazy, bounds) if isinstance(lazy, sympy.Basic) else _OK
         if not check.ok:
             return None, check
