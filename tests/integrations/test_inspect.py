@@ -176,7 +176,7 @@ def test_task_options_are_inspect_task_arguments_checked_by_physeval() -> None:
     factory = registry_lookup("task", "physeval/bank_numeric")
     assert factory is not None
     params = registry_info(factory).metadata["params"]
-    assert {"rel_tol", "data", "system_prompt"} <= set(params)
+    assert {"rel_tol", "data", "system_prompt", "artifacts_dir"} <= set(params)
     from physeval.errors import OptionError
 
     with pytest.raises(OptionError, match="rel_tl"):
@@ -278,13 +278,16 @@ def test_scene_task_renders_and_judges_inside_the_scorer_as_physeval_does(tmp_pa
             output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
             return output
 
-        [log] = inspect_eval(pi.inspect_task_for("bank-scene", options), limit=6, display="none",
+        [log] = inspect_eval(pi.inspect_task_for("bank-scene", options, artifacts_dir=str(tmp_path / "art")),
+                             limit=6, display="none",
                              model=get_model("mockllm/model", custom_outputs=reply), log_dir=str(tmp_path / "logs"))
         assert log.samples and len(log.samples) == 6
         records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "response": s.output.completion}
                    for s in log.samples]
         summary, _ = score_responses("bank-scene", records, run_dir=tmp_path / "physeval", task_options=options)
     stages = {s.scores["grader"].metadata["grade"]["stage"] for s in log.samples}
+    playable = sum(s.scores["grader"].metadata["grade"]["stage"] == "playable" for s in log.samples)
+    assert len(list((tmp_path / "art" / "videos").glob("*.mp4"))) == playable > 0
     assert len(stages) > 1, "the script must give both a crashing and a rendering program"
     assert {"C", "I"} <= {s.scores["grader"].value for s in log.samples}
     # Judge wall-clock seconds are measured, not graded: they differ between any two gradings.

@@ -7,7 +7,8 @@ Every registered physeval task is an inspect task named ``physeval/<name>`` with
     inspect eval physeval/abench_b --model vllm/Qwen/Qwen3-8B -T data=path/to/abench
 
 runs it. The task's options are the inspect task's arguments (``-T key=value``), checked by the
-task's own ``Options`` dataclass, so a misspelt option fails as it does under ``physeval run``.
+task's own ``Options`` dataclass, so a misspelt option fails as it does under ``physeval run``;
+``-T artifacts_dir=DIR`` keeps what grading makes (scene videos) under ``DIR``.
 
 The contract, and why the numbers are physeval's own:
 
@@ -40,6 +41,7 @@ import json
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from physeval.errors import missing_extra
@@ -173,12 +175,16 @@ def _score_of(grade: Grade, epoch: int) -> Score:
 
 
 @scorer(metrics=[accuracy(), stderr()])
-def grader(task: str, options: dict[str, Any] | None = None) -> Scorer:
+def grader(task: str, options: dict[str, Any] | None = None, artifacts_dir: str | None = None) -> Scorer:
     """Score with the grader of physeval task ``task`` (built with ``options``).
 
     Grades ``state.output.completion`` without its ``<think>`` spans through ``Task.agrade``;
     a grader that raises becomes an unscored sample whose metadata says ``error`` and why.
+    ``artifacts_dir`` is where a grader keeps what it makes (scene videos under ``videos/``,
+    named by problem, variant and sample); without it they are not kept.
     """
+    run_dir = Path(artifacts_dir) if artifacts_dir else None
+
     async def score(state: TaskState, target: Target) -> Score:
         physeval_task_obj, problems = _instance(task, options)
         metadata = state.metadata or {}
@@ -186,7 +192,7 @@ def grader(task: str, options: dict[str, Any] | None = None) -> Scorer:
         response, _reasoning = split_reasoning(state.output.completion if state.output else "")
         epoch = int(getattr(state, "epoch", 1) or 1)
         try:
-            grade = await physeval_task_obj.agrade(problem, response, GradeContext(sample=epoch - 1))
+            grade = await physeval_task_obj.agrade(problem, response, GradeContext(run_dir=run_dir, sample=epoch - 1))
         except Exception as exc:  # noqa: BLE001 - graders should not raise; if one does, the sample says so
             grade = Grade(False, Outcome.ERROR, f"grader crashed: {type(exc).__name__}: {exc}")
         return _score_of(grade, epoch)
@@ -311,10 +317,11 @@ def inspect_task_name(name: str) -> str:
     return name.replace("-", "_")
 
 
-def inspect_task_for(name: str, options: Mapping[str, Any] | None = None) -> InspectTask:
+def inspect_task_for(name: str, options: Mapping[str, Any] | None = None, *,
+                     artifacts_dir: str | None = None) -> InspectTask:
     """The inspect :class:`~inspect_ai.Task` of physeval task ``name``: its samples, ``generate()``,
-    :func:`grader`, and :func:`task_metrics` (+ :func:`per_variant` for dynamic tasks, one
-    :func:`breakdown` metric per breakdown field)."""
+    :func:`grader` (keeping artefacts in ``artifacts_dir``), and :func:`task_metrics`
+    (+ :func:`per_variant` for dynamic tasks, one :func:`breakdown` metric per breakdown field)."""
     opts = {k: v for k, v in dict(options or {}).items() if v is not None}
     task, problems = _instance(name, opts)
     metrics: list[Any] = [task_metrics(task=name, options=opts)]
@@ -324,7 +331,7 @@ def inspect_task_for(name: str, options: Mapping[str, Any] | None = None) -> Ins
     return InspectTask(
         dataset=MemoryDataset(samples_for(task, list(problems.values())), name=name),
         solver=generate(),
-        scorer=grader(task=name, options=opts),
+        scorer=grader(task=name, options=opts, artifacts_dir=artifacts_dir),
         metrics=metrics,
         metadata={"physeval_task": name, "physeval_options": opts, "physeval_config": task.config()},
     )
@@ -332,12 +339,15 @@ def inspect_task_for(name: str, options: Mapping[str, Any] | None = None) -> Ins
 
 def _factory(name: str, cls: type[Task]) -> Callable[..., InspectTask]:
     """A function whose keyword arguments are the fields of ``cls.Options`` (so inspect binds
-    ``-T key=value`` to them and warns about unknown ones) returning :func:`inspect_task_for`."""
+    ``-T key=value`` to them and warns about unknown ones) and ``artifacts_dir``, returning
+    :func:`inspect_task_for`."""
     def make(**options: Any) -> InspectTask:
-        return inspect_task_for(name, options)
+        artifacts_dir = options.pop("artifacts_dir", None)
+        return inspect_task_for(name, options, artifacts_dir=artifacts_dir)
 
     params = [_py.Parameter(f.name, _py.Parameter.KEYWORD_ONLY, default=None, annotation=hint)
               for f, hint in option_fields(cls.Options)]
+    params.append(_py.Parameter("artifacts_dir", _py.Parameter.KEYWORD_ONLY, default=None, annotation=str | None))
     make.__signature__ = _py.Signature(params, return_annotation=InspectTask)  # type: ignore[attr-defined]
     make.__name__ = make.__qualname__ = inspect_task_name(name)
     make.__doc__ = f"physeval task {name}: {cls.description}"
