@@ -34,7 +34,7 @@ KEY_ELEMENTS = {
     "scene": ["#headline .card[data-metric='playable_rate']", "figure[data-plot='funnel'] img",
               "figure[data-plot='scale-tokens'] img"],
     "multi": ["figure.board table", "table.paired", "ol.tiers li", "figure[data-plot='pass-at-k'] img",
-              "table.matched", "#outcome-table"],
+              "table.matched", "table.outcome-table"],
 }
 HIDDEN_UNTIL_OPENED = {"scene": [".frames img", ".verdicts li"]}  # inside the sample browser's <details>
 

@@ -248,7 +248,7 @@ def _outcome_section(breakdowns: Sequence[Any]) -> str:
         f"<td class='num'>{dict(b.counts).get(r, 0)} <span class='n'>({100 * b.share(r):.0f}%)</span></td>"
         for r in reasons) + f"<td class='num'>{b.total}</td></tr>" for b in breakdowns)
     return (_img(plots.outcome_bars(breakdowns), "why samples ended as they did", "outcomes")
-            + f"<table id='outcome-table'>{head}{body}</table>")
+            + f"<table class='outcome-table'>{head}{body}</table>")
 
 
 def _length_section(lengths: Sequence[Any]) -> str:
@@ -473,9 +473,11 @@ def write_multi_report(run_dirs: Sequence[str | Path], path: str | Path) -> Path
             matched_parts.append(f"<h3>{_e(task)}</h3>" + "".join(_matched_html(group, stage) for stage in STAGES))
     parts.append(_section("comparison", "Paired comparison", "".join(comparisons)))
     parts.append(_section("scaling", "Test-time scaling", "".join(curves_parts)))
-    parts.append(_section("outcome-breakdown", "Why samples ended as they did, per model",
-                          _outcome_section(breakdowns_by_model(runs))))
-    parts.append(_section("lengths", "Response lengths per model", _length_section(run_lengths(runs))))
+    groups = _by_task(runs)
+    parts.append(_section("outcome-breakdown", "Why samples ended as they did, per task and model", "".join(
+        f"<h3>{_e(task)}</h3>" + _outcome_section(breakdowns_by_model(group)) for task, group in groups.items())))
+    parts.append(_section("lengths", "Response lengths, per task and model", "".join(
+        f"<h3>{_e(task)}</h3>" + _length_section(run_lengths(group)) for task, group in groups.items())))
     parts.append(_section("matched", "Matched-stage analysis (SimuScene Table 9)", "".join(matched_parts)))
     listing = "".join(f"<li>{_e(r.model)} · {_e(r.task)} · <code>{_e(r.path)}</code></li>" for r in runs)
     parts.append(_section("runs", "Runs", f"<ul>{listing}</ul>"))

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.markup import escape
@@ -24,8 +25,15 @@ from physeval.metrics import MetricSet, outcomes_from_rows
 from physeval.store import RunStore
 from physeval.tasks.base import Task
 
-__all__ = ["build_summary", "write_summary", "read_summary", "print_summary", "metric_entries", "MetricKey",
-           "SUMMARY_NAME"]
+__all__ = [
+    "SUMMARY_NAME",
+    "MetricKey",
+    "build_summary",
+    "metric_entries",
+    "print_summary",
+    "read_summary",
+    "write_summary",
+]
 
 SUMMARY_NAME = "summary.json"
 
