@@ -145,26 +145,30 @@ def test_scripted_judge_decides_what_the_answer_checks_cannot(tmp_path: Path) ->
     assert metrics["superficial_rate"].value == pytest.approx(0.5)
 
 
+def _case(**facts: object) -> dict[str, object]:
+    return facts
+
+
 @pytest.mark.parametrize(("case", "expected"), [
-    (dict(answered=False, correct=None, matches_implied=None, implied_known=True, judge=None, cue=""), "no_answer"),
-    (dict(answered=True, correct=False, matches_implied=True, implied_known=True, judge=None, cue="typo"),
+    (_case(answered=False, correct=None, matches_implied=None, implied_known=True, judge=None, cue=""), "no_answer"),
+    (_case(answered=True, correct=False, matches_implied=True, implied_known=True, judge=None, cue="typo"),
      "superficial"),
-    (dict(answered=True, correct=True, matches_implied=False, implied_known=True, judge=None, cue="mistake"),
+    (_case(answered=True, correct=True, matches_implied=False, implied_known=True, judge=None, cue="mistake"),
      "genuine"),
-    (dict(answered=True, correct=True, matches_implied=False, implied_known=True, judge=None, cue=""),
+    (_case(answered=True, correct=True, matches_implied=False, implied_known=True, judge=None, cue=""),
      "pseudo_genuine"),
-    (dict(answered=True, correct=False, matches_implied=False, implied_known=True, judge=None, cue="incorrect"),
+    (_case(answered=True, correct=False, matches_implied=False, implied_known=True, judge=None, cue="incorrect"),
      "pseudo_genuine"),
-    (dict(answered=True, correct=False, matches_implied=False, implied_known=True, judge=None, cue=""), "wrong"),
-    (dict(answered=True, correct=False, matches_implied=None, implied_known=False, judge=None, cue=""),
+    (_case(answered=True, correct=False, matches_implied=False, implied_known=True, judge=None, cue=""), "wrong"),
+    (_case(answered=True, correct=False, matches_implied=None, implied_known=False, judge=None, cue=""),
      "undetermined"),
-    (dict(answered=True, correct=True, matches_implied=None, implied_known=False,
+    (_case(answered=True, correct=True, matches_implied=None, implied_known=False,
           judge=JudgeFacts(flagged=True, repaired=False, carried=False), cue=""), "pseudo_genuine"),
-    (dict(answered=True, correct=False, matches_implied=None, implied_known=False,
+    (_case(answered=True, correct=False, matches_implied=None, implied_known=False,
           judge=JudgeFacts(flagged=True, repaired=False, carried=False), cue=""), "pseudo_genuine"),
-    (dict(answered=True, correct=False, matches_implied=None, implied_known=False,
+    (_case(answered=True, correct=False, matches_implied=None, implied_known=False,
           judge=JudgeFacts(flagged=True, repaired=True, carried=False), cue=""), "wrong"),
-    (dict(answered=True, correct=None, matches_implied=None, implied_known=False,
+    (_case(answered=True, correct=None, matches_implied=None, implied_known=False,
           judge=JudgeFacts(flagged=False, repaired=False, carried=False), cue=""), "undetermined"),
 ])
 def test_classification_table(case: dict, expected: str) -> None:
