@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 
 import pytest
@@ -34,7 +35,36 @@ def test_the_threshold_decides() -> None:
     assert "b" in find_near_duplicates(texts, 80)
 
 
-def test_without_rapidfuzz_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "rapidfuzz", None)
-    with pytest.raises(MissingExtraError, match=r"pip install 'physeval\[build\]'"):
+@pytest.mark.parametrize("module", ["rapidfuzz", "datasketch"])
+def test_without_the_libraries_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(MissingExtraError, match=rf"{module}.*pip install 'physeval\[build\]'"):
         find_near_duplicates([("a", BASE)], 90)
+
+
+def test_candidates_from_the_index_miss_no_pair_that_scoring_every_pair_finds() -> None:
+    from rapidfuzz import fuzz
+
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(3000)]
+    weights = [1 / (rank + 1) for rank in range(3000)]  # word frequencies fall off as in prose
+    texts: list[tuple[str, str]] = []
+    for i in range(200):  # ten originals, each followed by variants with 0-30 of 150 words replaced
+        if i % 20 == 0:
+            words = rng.choices(vocabulary, weights, k=150)
+        else:
+            words = texts[i - i % 20][1].split()
+            for _ in range(rng.randint(0, 30)):
+                words[rng.randrange(len(words))] = rng.choice(vocabulary)
+        texts.append((f"t{i:03d}", " ".join(words)))
+    every_pair: dict[str, tuple[str, float]] = {}
+    kept: list[tuple[str, str]] = []
+    for rid, text in texts:
+        scores = [(fuzz.token_sort_ratio(text, other), -pos, oid) for pos, (oid, other) in enumerate(kept)]
+        top = max(scores, default=None)
+        if top is not None and top[0] >= 90:
+            every_pair[rid] = (top[2], round(top[0], 1))
+        else:
+            kept.append((rid, text))
+    assert 40 < len(every_pair) < 170  # the variants straddle the threshold
+    assert find_near_duplicates(texts, 90) == every_pair
