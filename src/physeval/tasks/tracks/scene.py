@@ -120,14 +120,25 @@ class SceneTask(Task):
         return self._judges
 
     async def preflight(self) -> None:
-        """Check every judge before the first sample (a dead judge stops the run at once)."""
+        """Check the sandbox and every judge before the first sample.
+
+        No isolating sandbox (and ``none`` not asked for) is a user error before any request;
+        a dead judge stops the run at once.
+        """
+        if self.judge_mode != "text":  # text mode renders nothing
+            from physeval.scenes.sandbox import choose_backend
+
+            choose_backend(self.opts.sandbox)  # SandboxUnavailable (a UserError) names every backend's reason
         for judge in self.judges():
             check = getattr(judge, "preflight", None)
             if check is not None:
                 await check()
 
     def grade_error_kind(self, grade: Grade) -> str:
-        """``judge`` when the judges failed on a playable video, else ``grader``."""
+        """``sandbox`` when no sandbox could run the program, ``judge`` when the judges failed on a
+        playable video, else ``grader``."""
+        if getattr(grade, "stage", None) == "sandbox_error":
+            return "sandbox"
         return "judge" if getattr(grade, "judged", False) or (getattr(grade, "judge", None) is not None) else "grader"
 
     def grade(self, problem: Problem, response: str) -> Grade:
@@ -146,7 +157,8 @@ class SceneTask(Task):
                     playable=render.playable, render=render.to_dict(), extracted=code)
         if not render.playable:
             # stage "error" is the model's program crashing; as an outcome "error" means the grader failed
-            outcome = "runtime_error" if render.stage == "error" else render.stage
+            # stage "sandbox_error" measured nothing about the program: an error row (kind sandbox), not a 0
+            outcome = {"error": "runtime_error", "sandbox_error": "error"}.get(render.stage, render.stage)
             return SceneGrade(correct=False, outcome=outcome, reason=render.reason or render.stage, score=0.0,
                               **base)
         judges = self.judges()
