@@ -54,7 +54,7 @@ h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid 
 .card { border: 1px solid #d0d7de; border-radius: 8px; padding: 0.7rem 1rem; min-width: 11rem; background: #f8fafc; }
 .card .name { font-size: 0.85rem; color: #555; } .card .value { font-size: 2rem; font-weight: 600; }
 .card .ci, .card .n { font-size: 0.8rem; color: #555; }
-figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #444; margin-bottom: 0.3rem; font-weight: 600; }
+figure { margin: 1rem 0; } figure.board { overflow-x: auto; max-width: 100%; } figcaption { font-size: 0.9rem; color: #444; margin-bottom: 0.3rem; font-weight: 600; }
 table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.88rem; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -174,6 +174,8 @@ def _header(run: Run) -> str:
 def _scale_plots(run: Run) -> list[str]:
     by_scale: dict[str, dict[str, Any]] = {}
     for name, m in (run.summary.get("metrics") or {}).items():
+        if not run.dynamic and name.startswith(("static_", "dynamic_", "delta")):
+            continue  # one variant per problem: static = dynamic, delta = 0 (still in the metrics table)
         if name.endswith("_rate") or name in ("accuracy", "static_accuracy", "dynamic_accuracy", "delta") or "@" in \
                 name or name.startswith(("eed", "judge_")):
             if name.endswith("avg@" + str(_samples_k(run.summary))) and name != "accuracy":
@@ -194,7 +196,7 @@ def _funnel(run: Run) -> str:
     stages = [(label, metrics[name]) for label, name in (("executable", "executable_rate"), ("rendered", "render_rate"),
                                                          ("playable", "playable_rate"), ("judged correct", "accuracy"))
               if name in metrics]
-    return _img(plots.funnel(stages, "share of samples reaching each stage (per-problem mean)"),
+    return _img(plots.funnel(stages, "share of samples reaching each stage (per-problem mean, 95% CI, n problems)"),
                 "stage funnel", "funnel")
 
 
@@ -419,7 +421,7 @@ _PAIRED_METRICS: dict[str, Callable[[Run], list[str]]] = {
 
 def comparison_html(comparison: Comparison) -> str:
     """A paired comparison as a table (differences, intervals, p-values, confidence) and its tiers."""
-    head = ("<tr><th>A</th><th>B</th><th>A</th><th>B</th><th>A - B [95% CI]</th><th>p (two-sided)</th>"
+    head = ("<tr><th>A</th><th>B</th><th>value A</th><th>value B</th><th>A - B [95% CI]</th><th>p (two-sided)</th>"
             "<th>confidence A &gt; B</th><th>n problems</th><th>overlap</th></tr>")
     rows = []
     for p in comparison.pairs:

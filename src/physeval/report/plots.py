@@ -89,18 +89,20 @@ def metric_bars(metrics: Mapping[str, Mapping[str, Any]], title: str, *, xlim: t
 
 
 def funnel(stages: Sequence[tuple[str, Mapping[str, Any]]], title: str = "stage funnel") -> bytes | None:
-    """The scene stages as a funnel: each bar the share of samples that got that far."""
+    """The scene stages as a funnel: each bar the share that got that far, its 95 % interval and n in the label."""
     items = [(n, m) for n, m in stages if _finite(m.get("value"))]
     if not items:
         return None
     fig, ax = _figure(7.5, 0.5 * len(items) + 1.3)
-    values, low, high = _errors(items)
+    values = [float(m["value"]) for _, m in items]
     y = list(range(len(items)))[::-1]
-    ax.barh(y, values, xerr=[low, high], color=_PALETTE[: len(items)], capsize=3, left=[(1 - v) / 2 for v in values])
+    ax.barh(y, values, color=_PALETTE[: len(items)], left=[(1 - v) / 2 for v in values])
     ax.set_yticks(y, [n for n, _ in items])
     for yi, v, (_, m) in zip(y, values, items):
-        ax.text(0.5, yi, f"{100 * v:.0f}%  (n={m.get('n', '?')})", ha="center", va="center", color="white",
-                fontsize=9, fontweight="bold")
+        ci = (f" [{100 * m['ci_low']:.0f}, {100 * m['ci_high']:.0f}]" if _finite(m.get("ci_low"))
+              and _finite(m.get("ci_high")) else "")
+        ax.text(0.5, yi, f"{100 * v:.0f}%{ci}  n={m.get('n', '?')}", ha="center", va="center", fontsize=9,
+                fontweight="bold", color="white" if v > 0.35 else "#222222")
     ax.set_xlim(0, 1)
     ax.set_xticks([])
     ax.set_title(title)
