@@ -84,3 +84,13 @@ def test_a_wrong_key_stops_the_build_at_once(tmp_path: Path) -> None:
     with ScriptedServer(script, api_key="the-right-key") as server:
         assert main(build_args(tmp_path / "scenes", server)) == 4
     assert script.answered == []
+
+
+def test_a_build_that_keeps_nothing_still_writes_its_card(tmp_path: Path) -> None:
+    out = tmp_path / "scenes"
+    with ScriptedServer(BuildScript()) as server:
+        assert main(build_args(out, server, "--min-tokens", "300")) == 0  # every scenario is too short
+    assert (out / "dataset" / "scenes.jsonl").read_text() == ""
+    card = (out / "card.md").read_text()
+    assert "**0 scenarios**" in card and "| filter | 6 | 0 | 6 | too_short 6 |" in card
+    assert (out / "plots" / "token_lengths.png").is_file()

@@ -146,7 +146,9 @@ def _plots(folder: Path, records: list[dict[str, Any]]) -> dict[str, Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
+    integer = MaxNLocator(integer=True)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {key: folder / name for key, name in PLOT_NAMES.items()}
     meta = {"Software": None}
@@ -160,12 +162,14 @@ def _plots(folder: Path, records: list[dict[str, Any]]) -> dict[str, Path]:
     left.bar(range(len(names)), [domains[d] for d in names], color=[colours[d] for d in names])
     left.set_xticks(range(len(names)), names, rotation=30, ha="right")
     left.set_ylabel("scenarios")
+    left.yaxis.set_major_locator(integer)
     left.set_title("per domain")
     ordered = sorted(concepts, key=lambda dc: (names.index(dc[0]), dc[1]))
     right.barh(range(len(ordered)), [concepts[dc] for dc in ordered], color=[colours[d] for d, _ in ordered])
     right.set_yticks(range(len(ordered)), [c for _, c in ordered], fontsize=8)
     right.invert_yaxis()
     right.set_xlabel("scenarios")
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_title("per concept")
     fig.tight_layout()
     fig.savefig(paths["distribution"], dpi=100, metadata=meta)
@@ -176,6 +180,7 @@ def _plots(folder: Path, records: list[dict[str, Any]]) -> dict[str, Path]:
     ax.hist(tokens, bins=min(30, max(5, len(set(tokens)))), color="#4472c4")
     ax.set_xlabel("scenario length (tokens)")
     ax.set_ylabel("scenarios")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("scenario token lengths")
     fig.tight_layout()
     fig.savefig(paths["tokens"], dpi=100, metadata=meta)
@@ -188,6 +193,7 @@ def _plots(folder: Path, records: list[dict[str, Any]]) -> dict[str, Path]:
     ax.set_xticks(xs)
     ax.set_xlabel("verification questions")
     ax.set_ylabel("scenarios")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("questions per scenario")
     fig.tight_layout()
     fig.savefig(paths["questions"], dpi=100, metadata=meta)
