@@ -205,8 +205,8 @@ def _static_dynamic(run: Run) -> str:
     static = problem_values(outcomes, item_fraction(), "static")
     dynamic = problem_values(outcomes, item_fraction(), "product")
     pairs = {pid: (static[pid][0], dynamic[pid][0]) for pid in static if pid in dynamic}
-    return _img(plots.paired_dots(pairs, "static (variant 0) vs dynamic (all variants) accuracy"),
-                "static vs dynamic, per problem", "static-dynamic")
+    return _img(plots.paired_dots(pairs, "static vs dynamic accuracy"),
+                "static (variant 0) vs dynamic (every variant right) accuracy, per problem", "static-dynamic")
 
 
 def _group_plots(run: Run) -> list[str]:
