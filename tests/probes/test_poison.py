@@ -196,3 +196,13 @@ def test_truncation_at_a_fraction(tmp_path: Path) -> None:
     for item in items:  # 3 equations: ceil(0.3 * 3) = the first; only it may carry the error
         assert item.meta["truncated_after"] == 0 and item.meta["perturbations"][0]["equation"] == 0
         assert item.meta["partial_solution"].count("\\[") == 1
+
+
+def test_combined_items_show_both_cues(tmp_path: Path) -> None:
+    task = get_task("phybench-poison", data=_data(tmp_path), perturbations="combined", poison_seed=1)
+    items = task.load()
+    assert [i.id for i in items] == ["1", "2"]
+    for item in items:
+        edits = item.meta["perturbations"]
+        assert len(edits) == 2 and len({e["kind"] for e in edits}) == 2
+        assert all(e["after"] in item.meta["partial_solution"] for e in edits if e["after"])

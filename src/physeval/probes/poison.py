@@ -197,13 +197,17 @@ def _cut_index(solution: str, edits: Sequence[Any], truncation: str, n: int) -> 
 
 
 def _after_edits(solution: str, edits: Sequence[Any], equations: Sequence[Any]) -> int:
-    math = [e.equation for e in edits if e.equation is not None]
-    if math:
-        return max(math)
-    start = min(e.start for e in edits)
-    following = [s.index for s in equations if s.start >= start]
-    index = following[0] if following else len(equations) - 1
-    return max(0, min(index, len(equations) - 2))
+    """The equation to cut after so every edit is shown: a math edit's own equation; for a prose
+    edit, the first equation after it (never the last equation of the solution)."""
+    last = len(equations) - 1
+
+    def shown_by(edit: Any) -> int:
+        if edit.equation is not None:
+            return int(edit.equation)
+        following = [s.index for s in equations if s.start >= edit.start]
+        return max(0, min(following[0] if following else last, last - 1))
+
+    return max(shown_by(e) for e in edits)
 
 
 def poison_items(problem: Problem, kinds: Sequence[str], *, seed: int = 0, truncation: str = "after",
@@ -317,7 +321,11 @@ class PhyBenchPoison(SymbolicTask):
         return messages
 
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> PoisonGrade:
-        """The symbolic grade, the implied-answer check, then (only if needed) the judge."""
+        """The symbolic grade, the implied-answer check, then (only if needed) the judge.
+
+        The classification happens here, on the runner's path (``score`` and ``regrade`` use it too);
+        the synchronous :meth:`grade` inherited from the symbolic track grades the answer only.
+        """
         base = await super().agrade(problem, response, context)
         implied = problem.meta.get("implied_answer")
         matches: bool | None = None
