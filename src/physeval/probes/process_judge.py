@@ -272,20 +272,25 @@ def agreement(outcomes: Sequence[SampleOutcome]) -> dict[str, float | None]:
             "process_eed_correlation": _pearson(process, eed)}
 
 
-def _bootstrap(outcomes: Sequence[SampleOutcome], name: str, value: float) -> Metric:
+def _bootstrap(outcomes: Sequence[SampleOutcome], values: Mapping[str, float]) -> dict[str, Metric]:
+    """Each agreement statistic with a 95 % percentile interval from resampling problems (fixed seed)."""
     import numpy as np
 
     groups = list(_by_problem(outcomes).values())
     rng = np.random.default_rng(_BOOTSTRAP_SEED)
-    draws = []
+    draws: dict[str, list[float]] = {name: [] for name in values}
     for _ in range(_BOOTSTRAP_RESAMPLES):
         picked = rng.integers(0, len(groups), size=len(groups))
-        sample = [o for k in picked for o in groups[k]]
-        stat = agreement(sample)[name]
-        if stat is not None:
-            draws.append(stat)
-    low, high = (float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))) if draws else (value, value)
-    return Metric(float(value), low, high, len(groups), len(outcomes))
+        stats = agreement([o for k in picked for o in groups[k]])
+        for name in values:
+            if stats[name] is not None:
+                draws[name].append(float(stats[name]))  # type: ignore[arg-type]
+    out = {}
+    for name, value in values.items():
+        low, high = ((float(np.percentile(draws[name], 2.5)), float(np.percentile(draws[name], 97.5)))
+                     if draws[name] else (value, value))
+        out[name] = Metric(float(value), low, high, len(groups), len(outcomes))
+    return out
 
 
 def process_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
@@ -313,11 +318,8 @@ def process_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     for name, _ in RUBRIC:
         metrics |= mean_score_metric(_with_score(judged, lambda o, n=name: o.grade["process"]["scores"][n]),
                                      f"process_{name}")
-    values: dict[str, Metric] = {}
-    for name, value in agreement(judged).items():
-        if value is not None:
-            values[name] = _bootstrap(judged, name, value)
-    return metrics | MetricSet(values, notes=notes)
+    stats = {name: value for name, value in agreement(judged).items() if value is not None}
+    return metrics | MetricSet(_bootstrap(judged, stats) if stats else {}, notes=notes)
 
 
 def load_prompt_file(path: str | Path | None) -> str:
