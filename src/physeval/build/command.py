@@ -22,7 +22,8 @@ _INTS = ("limit", "per_concept", "conditions_per_concept", "compositions", "seed
          "max_scenario_tokens", "max_revisions", "reply_attempts", "solve_samples", "render_workers", "judge_frames",
          "max_tokens", "max_connections")
 _FLOATS = ("duplicate_threshold", "test_fraction", "render_timeout", "temperature", "solver_temperature")
-_NOT_STORED = {"func", "command", "build_command", "api_key", "out", "stage", "no_progress", "prompts_out"}
+_NOT_STORED = {"func", "command", "build_command", "api_key", "out", "stage", "no_progress", "no_cache",
+               "prompts_out"}
 
 
 def add_build_parser(sub: Any) -> None:
@@ -169,7 +170,7 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
     values = _merged(args)
     options = _options(values)
     models = _models(values, args.api_key)
-    cache = None if values.get("no_cache") else "default"
+    cache = None if args.no_cache else "default"
     try:
         result = run_build(args.out, options, models, stages=args.stage, cache=cache, console=console,
                            progress=not args.no_progress and sys.stderr.isatty(), invocation=values)
