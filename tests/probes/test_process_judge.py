@@ -180,3 +180,20 @@ def test_problems_without_a_reference_solution_are_not_sent() -> None:
     verdict = asyncio.run(judge_process(judge, question="q", reference_solution=None, reference_answer="x",
                                         response="r"))
     assert verdict.outcome == "no_reference" and judge.requests == []
+
+
+def test_preflight_checks_every_judge_before_the_run() -> None:
+    from physeval.errors import ModelError
+
+    with ScriptedServer(lambda r: Reply.text("OK"), model="judge") as good, \
+            ScriptedServer(lambda r: Reply.text("OK"), model="other") as wrong:
+        task = get_task("phybench-poison", data="unused", process_judge="openai/judge",
+                        process_judge_base_url=good.base_url)
+        asyncio.run(task.preflight())
+        assert len(good.requests) == 1  # the one tiny test request
+        task = get_task("phybench-poison", data="unused", process_judge="openai/judge",
+                        process_judge_base_url=good.base_url, poison_judge="openai/judge",
+                        poison_judge_base_url=wrong.base_url)
+        with pytest.raises(ModelError) as raised:
+            asyncio.run(task.preflight())
+        assert raised.value.kind == "unknown_model"

@@ -308,6 +308,11 @@ class PhyBenchPoison(SymbolicTask):
         self.load_report = "\n".join(lines)
         return items
 
+    def judge_specs(self) -> list[tuple[str, str | None]]:
+        """The symbolic track's judges and the poison judge."""
+        extra = [(self.opts.poison_judge, self.opts.poison_judge_base_url)] if self.opts.poison_judge else []
+        return super().judge_specs() + extra
+
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
         """The problem, the poisoned partial solution and the request to continue it."""
         from physeval.probes.prompts import fill

@@ -18,7 +18,7 @@ from typing import Any
 from physeval.grading.symbolic import SymbolicGrade
 from physeval.problems import Outcome, Problem
 
-__all__ = ["JudgedSymbolicGrade", "judge_model", "judge_symbolic", "with_process"]
+__all__ = ["JudgedSymbolicGrade", "judge_model", "judge_symbolic", "preflight_judges", "with_process"]
 
 _LOCK = threading.Lock()
 
@@ -58,6 +58,14 @@ def judge_model(task: Any, spec: str, base_url: str | None) -> Any:
         if (spec, base_url) not in cache:
             cache[(spec, base_url)] = model_from_spec(spec, base_url=base_url)
         return cache[(spec, base_url)]
+
+
+async def preflight_judges(task: Any, specs: list[tuple[str, str | None]]) -> None:
+    """Run each judge's ``preflight`` once (a dead judge stops the run before the first sample)."""
+    for spec, base_url in dict.fromkeys(specs):
+        check = getattr(judge_model(task, spec, base_url), "preflight", None)
+        if check is not None:
+            await check()
 
 
 def with_process(grade: SymbolicGrade, verdict: Any, answer_weight: float) -> JudgedSymbolicGrade:

@@ -91,6 +91,18 @@ class SymbolicTask(Task):
             grade = await judge_symbolic(self, problem, response, grade)
         return grade
 
+    async def preflight(self) -> None:
+        """Check the judges (``process_judge``, ``equivalence_judge``) before the first sample."""
+        from physeval.probes.track import preflight_judges
+
+        await preflight_judges(self, self.judge_specs())
+
+    def judge_specs(self) -> list[tuple[str, str | None]]:
+        """``(model spec, base URL)`` of every judge this task will ask."""
+        specs = [(self.opts.process_judge, self.opts.process_judge_base_url),
+                 (self.opts.equivalence_judge, self.opts.equivalence_judge_base_url)]
+        return [(spec, url) for spec, url in specs if spec]
+
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """accuracy, pass@K, maj@K and eed_mean (0-100); per tag; dynamic metrics for variants."""
         from physeval.probes.process_judge import process_metrics
