@@ -80,3 +80,8 @@ def test_killed_build_resumes_to_identical_output_without_repeating_a_request(
     assert Counter(script.answered) == Counter(expected_requests)
     assert _outputs(out) == expected_outputs
     assert json.loads((out / "dataset" / "scenes.jsonl").read_text().splitlines()[0])["id"] == "projectile-motion-01-1"
+
+
+def test_one_request_at_a_time_builds_what_eight_at_once_build(reference: tuple[dict[str, bytes], list[str]],
+                                                                built: tuple[Path, BuildScript]) -> None:
+    assert _outputs(built[0]) == reference[0]  # the shared build ran with the default --max-connections 8
