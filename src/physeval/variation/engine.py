@@ -21,6 +21,7 @@ import mpmath
 import sympy
 
 from ..problems import Problem
+from .precision import exclusive, working_digits
 from .sampling import SamplingError, UniformStream, derive_key, sample_parameter
 from .solution import EVAL_DPS, CompiledTemplate, exact_answer, mpf_to_decimal
 from .template import PLACEHOLDER, Template
@@ -107,7 +108,7 @@ def check_values(template: Template, compiled: CompiledTemplate, values: Sequenc
 
 def _check(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[str | None, Any]:
     """(reason or None, the numeric answer as mpf or None)."""
-    with mpmath.workdps(EVAL_DPS):
+    with working_digits(EVAL_DPS):
         out, err = _evaluate(compiled, values)
         if err:
             return err, None
@@ -211,7 +212,7 @@ def _write_numeric(template: Template, compiled: CompiledTemplate, values: Seque
         if fast is not None:
             return fast
         number = None
-    with mpmath.workdps(EVAL_DPS):
+    with working_digits(EVAL_DPS):
         if number is None:
             out, err = _evaluate(compiled, values)
             if out is None or not isinstance(out[0], mpmath.mpf):
@@ -251,6 +252,7 @@ def _write_symbolic(template: Template, compiled: CompiledTemplate, values: Sequ
     return result
 
 
+@exclusive
 def make_variant(template: Template, index: int, values: Sequence[Decimal], *, meta: dict[str, Any] | None = None,
                  number: Any = None) -> Variant:
     """The variant of ``template`` with parameter ``values`` (declared order, as written).
@@ -285,9 +287,14 @@ def vary(template: Template | str, n: int, seed: int = 0) -> list[Variant]:
 
     Raises :class:`SamplingError` when a variant cannot be drawn within ``template.max_tries``
     attempts (constraints too tight, or fewer distinct parameter sets than asked for), with the
-    most frequent rejection reasons; ``ValueError`` when ``n < 1``.
+    most frequent rejection reasons; ``ValueError`` when ``n < 1``. Thread-safe: the template is
+    resolved (and loaded) first, then its variants are made holding the precision lock.
     """
-    tpl = _resolve(template)
+    return _vary(_resolve(template), n, seed)
+
+
+@exclusive
+def _vary(tpl: Template, n: int, seed: int) -> list[Variant]:
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     if n > 1 and not tpl.varying:

@@ -17,6 +17,7 @@ from decimal import Decimal
 
 import mpmath
 
+from .precision import working_digits
 from .template import Parameter
 
 __all__ = ["UniformStream", "derive_key", "sample_parameter", "SamplingError"]
@@ -83,7 +84,7 @@ def sample_parameter(param: Parameter, stream: UniformStream) -> Decimal | None:
             return Decimal(lo + min(int(u * (hi - lo + 1)), hi - lo))
         if param.distribution == "log":
             # mpmath, not libm pow: pure integer arithmetic, so the same on every platform
-            with mpmath.workdps(30):
+            with working_digits(30):
                 x = float(mpmath.mpf(str(low)) * mpmath.power(mpmath.mpf(str(high)) / mpmath.mpf(str(low)), u))
         else:
             x = float(low) + (float(high) - float(low)) * u

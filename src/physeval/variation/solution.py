@@ -26,6 +26,7 @@ from sympy.parsing.sympy_parser import (
     repeated_decimals,
 )
 
+from .precision import exclusive
 from .template import Template, TemplateError
 from physeval.units import (
     Dimension,
@@ -162,6 +163,7 @@ def _fail(template: Template, field_name: str, message: str) -> TemplateError:
     return TemplateError(template.path or template.id, [(field_name, message)])
 
 
+@exclusive
 def compile_template(template: Template) -> CompiledTemplate:
     """Parse, dimension-check and lambdify ``template``; check its canonical values are valid."""
     numeric = template.kind == "numeric"
