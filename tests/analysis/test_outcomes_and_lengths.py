@@ -28,6 +28,8 @@ def test_scene_samples_stop_at_a_stage() -> None:
     # a crashing program is stored as an error row of kind "grader" with stage "error": it is a runtime error
     crashed = row("s", None, status="error", outcome="error", error_kind="grader", stage="error")
     assert sample_reason(crashed) == "runtime_error"
+    unsandboxed = row("s", None, status="error", outcome="error", error_kind="sandbox", stage="sandbox_error")
+    assert sample_reason(unsandboxed) == "sandbox_error"
 
 
 def test_lengths_and_accuracy_by_length() -> None:

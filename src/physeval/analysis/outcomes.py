@@ -52,6 +52,8 @@ def sample_reason(row: SampleRow) -> str:
     """The one reason ``row`` ended as it did (see the module doc for the list)."""
     grade = row.grade or {}
     if row.status == "error":
+        if row.error_kind == "sandbox":  # no usable sandbox: the program was never run
+            return "sandbox_error"
         if row.error_kind == "grader" and grade.get("stage") in _SCENE_STAGE and not grade.get("judged"):
             return _SCENE_STAGE[str(grade["stage"])]  # a scene program that failed is a stage, not a grader fault
         return "grader_error" if row.error_kind in ("grader", "judge") else "request_error"
