@@ -55,3 +55,20 @@ def test_adding_a_solver_to_a_finished_build_splits_train_into_sft_and_rl(built_
     card = (out / "card.md").read_text()
     assert "2 train scenarios solved, rendered and judged; 1 have a verified program" in card
     assert "test 1, sft 1, rl 1" in card
+
+
+def test_a_sandbox_that_cannot_run_stops_the_build_instead_of_filling_rl(built_copy: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from physeval.scenes import render
+
+    monkeypatch.setattr(render, "run_sandboxed", _unavailable)
+    with ScriptedServer(BuildScript()) as server:
+        assert main(build_args(built_copy, server, "--solver", "openai/solver-build", "--judge", "openai/vlm")) == 2
+    with BuildStore(built_copy) as store:
+        assert store.items("solve") == [] and not store.get_meta("complete:solve")
+
+
+def _unavailable(*args: object, **kwargs: object) -> None:
+    from physeval.scenes.sandbox import SandboxUnavailable
+
+    raise SandboxUnavailable("no isolating backend (test)")

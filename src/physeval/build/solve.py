@@ -11,7 +11,8 @@ in the sandbox and the video judged with the scenario's questions, exactly as th
 task grades a sample; up to ``solve_samples`` samples, stopping at the first verified one. A
 scenario with a verified program feeds the SFT split (the program and the solver's reasoning
 kept), the rest the RL split. When every judge fails the record is left unfinished (a rerun
-asks again) instead of being sent to RL for a fault of the judge.
+asks again), and when the sandbox cannot run programs at all the build stops: neither sends a
+scenario to RL for a fault that is not the program's.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from physeval.build.calls import CachedModel, Role, derived_seed
 from physeval.build.context import BuildContext, StageReport, run_items
 from physeval.build.store import Item
-from physeval.errors import ModelError
+from physeval.errors import ModelError, UserError
 
 __all__ = ["solve_stage", "split_of", "split_stage"]
 
@@ -69,6 +70,9 @@ async def solve_stage(ctx: BuildContext) -> StageReport:
                 render = await asyncio.to_thread(render_program, code, timeout=opts.render_timeout,
                                                  keep_dir=video_dir, video_name=f"{key}_s{sample}.mp4",
                                                  sandbox=opts.sandbox)
+            if render.stage == "sandbox_error":  # not the program's fault: never route a scene to RL for it
+                raise UserError(f"solve: the sandbox cannot run programs here: {render.reason} "
+                                "(see `physeval sandbox check`, or pass --sandbox)")
             attempt: dict[str, Any] = {"sample": sample, "program": code, "reasoning": completion.reasoning,
                                        "stage": render.stage, "reason": render.reason,
                                        "video": _relative(render.video_path, ctx), "verdict": None}
