@@ -19,6 +19,7 @@ def add_serve_parser(sub: Any) -> None:
     serve.add_argument("--executor", choices=["local", "ray"], default="local",
                        help="where gradings, renders and judge calls run (default local)")
     serve.add_argument("--ray-address", help="ray.init address for --executor ray (default: a local Ray)")
+    serve.add_argument("--ray-node-ip", help="this machine's Ray node address, when not the default one")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
     serve.add_argument("--queue-size", type=int, default=1024, help="requests that may wait (default 1024)")
@@ -57,6 +58,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                                render_timeout=args.render_timeout, sandbox=args.sandbox,
                                judge_concurrency=args.judge_concurrency)
     options = ServiceOptions(track=args.track, executor=args.executor, ray_address=args.ray_address,
+                             ray_node_ip=args.ray_node_ip,
                              queue_size=args.queue_size, concurrency=args.concurrency,
                              request_timeout=args.request_timeout, retry_after_s=args.retry_after,
                              render_workers=args.render_workers, numeric=NumericRewardOptions(rel_tol=args.rel_tol),

@@ -178,7 +178,7 @@ class RayExecutor:
 
     name = "ray"
 
-    def __init__(self, *, address: str | None = None, chunk_size: int = 64) -> None:
+    def __init__(self, *, address: str | None = None, chunk_size: int = 64, node_ip_address: str | None = None) -> None:
         try:
             import ray
         except ImportError as exc:
@@ -186,7 +186,8 @@ class RayExecutor:
 
             raise UserError("--executor ray needs ray: pip install 'physeval[ray]'") from exc
         if not ray.is_initialized():
-            ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+            extra = {"_node_ip_address": node_ip_address} if node_ip_address else {}
+            ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, **extra)
         self._ray = ray
         self.chunk_size = max(1, chunk_size)
         self._render = ray.remote(num_cpus=1, max_retries=2)(render_job)
@@ -214,10 +215,11 @@ class RayExecutor:
 
 
 def make_executor(name: ExecutorName = "local", *, render_workers: int | None = None,
-                  grading_processes: int | None = None, address: str | None = None) -> LocalExecutor | RayExecutor:
-    """The executor called ``name`` (``local`` or ``ray``)."""
+                  grading_processes: int | None = None, address: str | None = None,
+                  node_ip_address: str | None = None) -> LocalExecutor | RayExecutor:
+    """The executor called ``name`` (``local`` or ``ray``; ``address``/``node_ip_address`` go to ``ray.init``)."""
     if name == "local":
         return LocalExecutor(render_workers=render_workers, grading_processes=grading_processes)
     if name == "ray":
-        return RayExecutor(address=address)
+        return RayExecutor(address=address, node_ip_address=node_ip_address)
     raise ValueError(f"executor must be 'local' or 'ray', not {name!r}")

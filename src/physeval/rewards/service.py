@@ -60,7 +60,8 @@ class ServiceOptions:
 
     Attributes:
         track: ``numeric``, ``symbolic`` or ``scene``.
-        executor: ``local`` or ``ray``; ``ray_address`` is given to ``ray.init`` (``None``: local Ray).
+        executor: ``local`` or ``ray``; ``ray_address`` (and ``ray_node_ip``, this machine's node address)
+            are given to ``ray.init`` (``None``: a local Ray).
         queue_size: Requests that may wait; one more is answered 503.
         concurrency: Requests scored at once (their items fan out over the pools).
         request_timeout: Seconds before a request is answered with explained zeros.
@@ -73,6 +74,7 @@ class ServiceOptions:
     track: Track = "numeric"
     executor: ExecutorName = "local"
     ray_address: str | None = None
+    ray_node_ip: str | None = None
     queue_size: int = 1024
     concurrency: int = 64
     request_timeout: float = 600.0
@@ -170,7 +172,8 @@ class RewardService:
         """Build the executor (pools start on first use) and the workers."""
         self._executor = await asyncio.to_thread(make_executor, self.options.executor,
                                                  render_workers=self.options.render_workers,
-                                                 address=self.options.ray_address)
+                                                 address=self.options.ray_address,
+                                                 node_ip_address=self.options.ray_node_ip)
         if self.options.track != "scene" and hasattr(self._executor, "warm"):
             await asyncio.to_thread(self._executor.warm)
         self._queue = asyncio.Queue(maxsize=self.options.queue_size)

@@ -239,7 +239,7 @@ def _verl_options(track: Track, extra: Mapping[str, Any], kwargs: Mapping[str, A
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
                         **kwargs: Any) -> list[dict[str, Any]]:
-    """verl's batch reward manager signature: one ``{"score", "acc", "pred", "outcome"}`` per item.
+    """Verl's batch reward manager signature: one ``{"score", "acc", "pred", "outcome"}`` per item.
 
     Items are grouped by track and each group is scored as one batch (the shared grading pool);
     ``extra_info["question"]`` gives the numeric reward its unit, ``extra_info["partial_credit"]``
@@ -272,7 +272,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None,
                   **kwargs: Any) -> dict[str, Any]:
-    """verl's custom reward signature (naive reward manager); ``{"score", "acc", "pred", "outcome"}``.
+    """Verl's custom reward signature (naive reward manager); ``{"score", "acc", "pred", "outcome"}``.
 
     Routing and options as :func:`compute_score_batch`; extra keyword arguments (verl's
     ``reward_kwargs``, ``sandbox_fusion_url``...) are accepted and passed on to verl's default scorer.

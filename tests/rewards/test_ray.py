@@ -1,0 +1,84 @@
+"""The Ray executor on a real two-node cluster (a head and a second node started with `ray start`
+on this machine, loopback only) gives the same rewards as the local executor, for every track."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="ray is not installed (the ray or dev extra)")
+
+from _scene_programs import BROKEN, GOOD, STATIC, fenced, judge_script  # noqa: E402
+
+from physeval.rewards import SceneRewardOptions, SymbolicRewardOptions, score_batch  # noqa: E402
+from physeval.rewards.executors import LocalExecutor, RayExecutor  # noqa: E402
+from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster, RayClusterError  # noqa: E402
+from physeval.testing import ScriptedServer  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+REF = r"2mg+4\frac{mv_0^2}{l}"
+Q_KMS = "How fast is the probe? (Results should be expressed with units of $ km/s $)"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalRayCluster]:
+    two = LocalRayCluster(nodes=2, cpus_per_node=1)
+    try:
+        address = two.start(timeout=180)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, _node_ip_address=NODE_IP)
+        two.wait_for_nodes(timeout=180)
+    except (RayClusterError, ConnectionError, RuntimeError, subprocess.SubprocessError) as exc:
+        two.stop()
+        pytest.skip(f"a local Ray cluster could not start here: {str(exc)[:300]}")
+    try:
+        yield two
+    finally:
+        ray.shutdown()
+        two.stop()
+
+
+def test_the_cluster_has_two_live_nodes_and_tasks_reach_both(cluster: LocalRayCluster) -> None:
+    @ray.remote(num_cpus=1)
+    def where() -> str:
+        import time
+
+        time.sleep(0.5)
+        return ray.get_runtime_context().get_node_id()
+
+    nodes = {node["NodeID"] for node in ray.nodes() if node["Alive"]}
+    assert len(nodes) == 2
+    assert set(ray.get([where.remote() for _ in range(6)])) == nodes  # one CPU each: both nodes did work
+
+
+def test_ray_rewards_are_identical_to_local_ones(cluster: LocalRayCluster) -> None:
+    on_ray = RayExecutor(address=cluster.address, chunk_size=4, node_ip_address=NODE_IP)
+    local = LocalExecutor(render_workers=2)
+    try:
+        symbolic = [r"\boxed{2mg+4\frac{mv_0^2}{l}}", r"\boxed{2mg+2\frac{mv_0^2}{l}}", r"\boxed{mg}", "none"] * 3
+        options = SymbolicRewardOptions(partial_credit=True)
+        ray_symbolic = score_batch("symbolic", symbolic, [REF] * 12, options=options, executor=on_ray)
+        assert ray_symbolic == score_batch("symbolic", symbolic, [REF] * 12, options=options, executor=local)
+        assert [r.reward for r in ray_symbolic[:4]][0] == 1.0
+
+        numeric = [r"\boxed{30000 m/s}", r"\boxed{3 m/s}", r"\boxed{30}"] * 4
+        args = (numeric, ["30"] * 12)
+        ray_numeric = score_batch("numeric", *args, questions=[Q_KMS] * 12, executor=on_ray)
+        assert ray_numeric == score_batch("numeric", *args, questions=[Q_KMS] * 12, executor=local)
+        assert [r.reward for r in ray_numeric[:3]] == [1.0, 0.0, 1.0]
+
+        with ScriptedServer(judge_script(lambda k, label: label != "2")) as judge:
+            scene = SceneRewardOptions(judges=("openai/judge",), judge_base_url=judge.base_url, aggregation="ratio",
+                                       render_timeout=20.0)
+            rollouts = [fenced(GOOD), fenced(BROKEN), fenced(STATIC), fenced(GOOD)]
+            scenes = ["em-lorentz-circle"] * 4
+            ray_scene = score_batch("scene", rollouts, scenes=scenes, options=scene, executor=on_ray)
+            local_scene = score_batch("scene", rollouts, scenes=scenes, options=scene, executor=local)
+        assert [r.reward for r in ray_scene] == [r.reward for r in local_scene] == [5 / 6, 0.0, 0.0, 5 / 6]
+        assert [r.explanation["per_question"] for r in ray_scene] == [r.explanation["per_question"]
+                                                                      for r in local_scene]
+        assert [r.outcome for r in ray_scene] == ["wrong", "error", "rendered", "wrong"]
+    finally:
+        local.close()
