@@ -5,9 +5,10 @@ renderable as a 2D animation; a rejection keeps the checker's reason. ``question
 generator writes 4-12 yes/no questions, each of which a consistent animation must answer
 "yes". ``review``: a reviewer model summarises the scenario's key entities and relations and
 decides whether the set suffices to judge the full motion; an insufficient set goes back to
-the generator with the reviewer's findings (``revise``) and is reviewed again, at most
-``max_revisions`` times; every round (questions and review) is kept in the record, and a set
-still insufficient at the end rejects the scenario.
+the generator with the reviewer's findings (``revise``), or, when the reviewer names nothing to
+fix, is drawn afresh (``regenerate``, the questions prompt with a seed of its own), and is
+reviewed again, at most ``max_revisions`` times; every round (questions, review, what was done)
+is kept in the record, and a set still insufficient at the end rejects the scenario.
 """
 
 from __future__ import annotations
@@ -85,14 +86,21 @@ async def review_stage(ctx: BuildContext) -> StageReport:
                 return Item("review", key, "ok", data)
             if round_no == budget:
                 break
-            missing = "\n".join(f"- {m}" for m in review["missing"]) or "- (the reviewer gave no details)"
-            revised = await ctx.caller.ask(
-                ctx.role("generator"), QuestionsReply, stage="revise", key=key, round=round_no,
-                prompt=ctx.caller.prompts.render("revise", questions=_numbered(questions), missing=missing, **fields))
+            if review["missing"]:  # revise against the reviewer's findings
+                action = "revise"
+                missing = "\n".join(f"- {m}" for m in review["missing"])
+                prompt = ctx.caller.prompts.render("revise", questions=_numbered(questions), missing=missing,
+                                                   **fields)
+            else:  # insufficient with nothing named to fix: draw a fresh set (its own seed)
+                action = "regenerate"
+                prompt = ctx.caller.prompts.render("questions", **fields)
+            revised = await ctx.caller.ask(ctx.role("generator"), QuestionsReply, stage=action, key=key,
+                                           round=round_no, prompt=prompt)
+            rounds[-1]["action"] = action
             if revised.value is None:
                 rounds.append({"round": round_no, "revision": None, "reply": revised.reply})
                 return Item("review", key, "rejected", {**record, "rounds": rounds}, "malformed_reply",
-                            f"revision: {revised.reason}")
+                            f"{action}: {revised.reason}")
             questions = revised.value.questions
         last = rounds[-1]["review"] or {}
         reason = (f"question set still insufficient after {budget} revision{'s' if budget != 1 else ''}: "

@@ -193,9 +193,9 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
 
 
 def _extra(result: Any, stage: str, what: str) -> int:
-    """Requests of helper stages shown with the stage that makes them (revise with review, judge with solve)."""
-    helper = {"review": "revise", "solve": "judge"}.get(stage)
-    return getattr(result, what).get(helper, 0) if helper else 0
+    """Requests of helper stages shown with the stage that makes them (revisions with review, judges with solve)."""
+    helpers = {"review": ("revise", "regenerate"), "solve": ("judge",)}.get(stage, ())
+    return sum(getattr(result, what).get(helper, 0) for helper in helpers)
 
 
 def _cmd_import_review(args: argparse.Namespace) -> int:
