@@ -110,7 +110,7 @@ def test_an_internal_failure_becomes_an_error_grade_that_names_it(monkeypatch: p
 
 
 def test_the_judge_parser_failing_is_an_error_reading_with_every_label(monkeypatch: pytest.MonkeyPatch) -> None:
-    from physeval.scenes import judge
+    from physeval.scenes.judge import reply as judge
 
     def broken(text: str) -> tuple[list[object], str]:
         raise KeyError("index")
