@@ -29,8 +29,9 @@ pytestmark = pytest.mark.slow
 
 
 def _outputs(build_dir: Path) -> dict[str, bytes]:
-    names = ["card.md", *(f"dataset/{p.name}" for p in (build_dir / "dataset").glob("*.jsonl")),
-             "review/sheet.csv", "review/sheet.jsonl", *(f"plots/{p.name}" for p in (build_dir / "plots").glob("*.png"))]
+    names = ["card.md", "review/sheet.csv", "review/sheet.jsonl",
+             *(f"dataset/{p.name}" for p in (build_dir / "dataset").glob("*.jsonl")),
+             *(f"plots/{p.name}" for p in (build_dir / "plots").glob("*.png"))]
     return {name: (build_dir / name).read_bytes() for name in sorted(names)}
 
 

@@ -92,5 +92,5 @@ def test_a_build_that_keeps_nothing_still_writes_its_card(tmp_path: Path) -> Non
         assert main(build_args(out, server, "--min-tokens", "300")) == 0  # every scenario is too short
     assert (out / "dataset" / "scenes.jsonl").read_text() == ""
     card = (out / "card.md").read_text()
-    assert "**0 scenarios**" in card and "| filter | 6 | 0 | 6 | too_short 6 |" in card
+    assert "**0 scenarios**" in card and "| filter | 6 | 0 | 6 | too_short 6 | 0 |" in card
     assert (out / "plots" / "token_lengths.png").is_file()

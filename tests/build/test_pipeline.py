@@ -102,10 +102,11 @@ def test_the_card_counts_and_explains(built: tuple[Path, BuildScript]) -> None:
     out, _ = built
     card = (out / "card.md").read_text()
     assert "**3 scenarios**" in card
-    assert "| filter | 6 | 5 | 1 | near_duplicate 1 |" in card
-    assert "| plausibility | 5 | 4 | 1 | implausible 1 |" in card
-    assert "| questions | 4 | 3 | 1 | malformed_reply 1 |" in card
-    assert "| review | 3 | 3 | 0 | - |" in card
+    assert "| basic | 3 | 3 | 0 | - | 4 |" in card  # one prose reply retried
+    assert "| filter | 6 | 5 | 1 | near_duplicate 1 | 0 |" in card
+    assert "| plausibility | 5 | 4 | 1 | implausible 1 | 6 |" in card  # one reply missing a field, retried
+    assert "| questions | 4 | 3 | 1 | malformed_reply 1 | 6 |" in card  # three prose replies for one scenario
+    assert "| review | 3 | 3 | 0 | - | 5 |" in card  # four reviews and one revision
     for name in ("domain_concepts.png", "token_lengths.png", "questions_per_scenario.png"):
         assert f"(plots/{name})" in card
         assert (out / "plots" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

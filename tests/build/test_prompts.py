@@ -21,7 +21,8 @@ def test_an_override_replaces_one_prompt_and_changes_the_digest(tmp_path: Path) 
     mine = tmp_path / "plaus.txt"
     mine.write_text("Is this possible? $scenario\nReply {\"plausible\": true, \"renderable\": true}")
     shipped, replaced = load_prompts(), load_prompts({"plausibility": mine})
-    assert replaced.render("plausibility", scenario="a ball", domain="d", concept="c").startswith("Is this possible? a ball")
+    rendered = replaced.render("plausibility", scenario="a ball", domain="d", concept="c")
+    assert rendered.startswith("Is this possible? a ball")
     assert replaced.sources["plausibility"] == str(mine) and replaced.sources["basic"] == "built-in"
     assert replaced.digest() != shipped.digest()
 

@@ -25,15 +25,18 @@ CARD_NAME = "card.md"
 PLOT_NAMES = {"distribution": "domain_concepts.png", "tokens": "token_lengths.png",
               "questions": "questions_per_scenario.png"}
 _REJECTING = ("basic", "compose", "filter", "plausibility", "questions", "review")
+_HELPERS = {"review": ("revise", "regenerate")}  # replies made on behalf of a stage
 
 
 def stage_funnel(store: BuildStore) -> list[dict[str, Any]]:
-    """Per rejecting stage: records in, passed, and rejections grouped by kind with (id, reason) examples.
+    """Per rejecting stage: records in, passed, rejections grouped by kind with (id, reason) examples, and
+    the model replies it took (retries and revisions included).
 
     Only records that were live when the stage saw them are counted (a record the filters later
     let go in a grown build is not counted again downstream).
     """
     rows = []
+    replies = store.call_counts()
     for stage in _REJECTING:
         if stage == "basic":
             seen = {i.key for i in store.items("basic")}
@@ -47,7 +50,8 @@ def stage_funnel(store: BuildStore) -> list[dict[str, Any]]:
             if item.key in seen:
                 rejected[item.kind or "rejected"].append((item.key, item.reason or ""))
         rows.append({"stage": stage, "in": len(seen), "passed": len({i.key for i in passed} & seen),
-                     "rejected": dict(sorted(rejected.items()))})
+                     "rejected": dict(sorted(rejected.items())),
+                     "replies": sum(replies.get(s, 0) for s in (stage, *_HELPERS.get(stage, ())))})
     return rows
 
 
@@ -97,9 +101,10 @@ def write_card(build_dir: str | Path, store: BuildStore, records: list[dict[str,
                      for (d, c), n in sorted(concepts.items())])
     lines += ["", "## What each stage let through", ""]
     funnel = stage_funnel(store)
-    lines += _table(["stage", "in", "passed", "rejected", "reasons"],
+    lines += _table(["stage", "in", "passed", "rejected", "reasons", "model replies"],
                     [(f["stage"], f["in"], f["passed"], sum(len(v) for v in f["rejected"].values()),
-                      ", ".join(f"{k} {len(v)}" for k, v in f["rejected"].items()) or "-") for f in funnel])
+                      ", ".join(f"{k} {len(v)}" for k, v in f["rejected"].items()) or "-", f["replies"])
+                     for f in funnel])
     if human["drop"]:
         lines += ["", f"Human review dropped {human['drop']} more."]
     examples = [(f["stage"], kind, rid, reason) for f in funnel for kind, items in f["rejected"].items()

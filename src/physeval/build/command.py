@@ -179,9 +179,9 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
                       f"({escape(args.out)})")
         return 130
     for report in result.reports:
-        console.print(escape(report.line(result.requests.get(report.stage, 0) + _extra(result, report.stage, "requests"),
-                                         result.cache_hits.get(report.stage, 0)
-                                         + _extra(result, report.stage, "cache_hits"))))
+        requests = result.requests.get(report.stage, 0) + _extra(result, report.stage, "requests")
+        hits = result.cache_hits.get(report.stage, 0) + _extra(result, report.stage, "cache_hits")
+        console.print(escape(report.line(requests, hits)))
     if result.files:
         console.print(f"dataset: {escape(str(result.files['scenes']))}; card: {escape(str(result.files['card']))}; "
                       f"review sheet: {escape(str(result.files['review_csv']))}")

@@ -221,6 +221,12 @@ class BuildStore:
             out.append(record)
         return out
 
+    def call_counts(self) -> dict[str, int]:
+        """Recorded replies per stage (usable or not)."""
+        with self._lock:
+            rows = self._db.execute("SELECT stage, COUNT(*) FROM calls GROUP BY stage").fetchall()
+        return {stage: int(n) for stage, n in rows}
+
     # -- decisions --------------------------------------------------------------------------
     def add_decision(self, decision: Decision) -> None:
         """Append a reviewer's decision (a later one for the same scenario supersedes it)."""

@@ -113,7 +113,8 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         if not concept.slug:
             raise DataError(f"{file}: concept {concept.name!r} has no letters or digits")
         if concept.slug in seen:
-            raise DataError(f"{file}: concepts {seen[concept.slug]!r} and {concept.name!r} share the id {concept.slug!r}")
+            raise DataError(f"{file}: concepts {seen[concept.slug]!r} and {concept.name!r} share the id "
+                            f"{concept.slug!r}")
         seen[concept.slug] = concept.name
     return Taxonomy(tuple(concepts), str(file))
 
