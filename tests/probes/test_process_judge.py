@@ -62,10 +62,12 @@ def _records() -> list[dict]:
 
 
 JUDGE_REPLIES = {
-    "Problem 1:": '{"physical_modelling": 90, "mathematical_derivation": 80, "completeness": 70, "justification": "close"}',
+    "Problem 1:": '{"physical_modelling": 90, "mathematical_derivation": 80, "completeness": 70, '
+                  '"justification": "close"}',
     "Problem 2:": 'Here is my grading.\n```json\n{"physical_modelling": 40, "mathematical_derivation": 20, '
                   '"completeness": 10, "justification": "wrong law"}\n```',
-    "Problem 3:": '{"physical_modelling": 150, "mathematical_derivation": 80, "completeness": 70, "justification": "x"}',
+    "Problem 3:": '{"physical_modelling": 150, "mathematical_derivation": 80, "completeness": 70, '
+                  '"justification": "x"}',
     "Problem 4:": "I refuse to grade this.",
     "Problem 5:": '{"physical_modelling": "100", "mathematical_derivation": 100, "completeness": "100/100", '
                   '"justification": "matches"}',

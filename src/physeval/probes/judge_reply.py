@@ -90,8 +90,8 @@ def _fields(text: str, keys: Sequence[str]) -> dict[str, Any] | None:
     """``key: value`` / ``"key": value`` lines, for a reply that is almost JSON or plain prose."""
     found: dict[str, Any] = {}
     for key in keys:
-        pattern = re.compile(r"[\"']?" + re.escape(key).replace("_", "[_ ]") + r"[\"']?\s*[:=]\s*(\"(?:[^\"\\]|\\.)*\"|[^,\n}]+)",
-                             re.IGNORECASE)
+        name = re.escape(key).replace("_", "[_ ]")
+        pattern = re.compile(r"[\"']?" + name + r"[\"']?\s*[:=]\s*(\"(?:[^\"\\]|\\.)*\"|[^,\n}]+)", re.IGNORECASE)
         match = pattern.search(text)
         if match:
             raw = match.group(1).strip().rstrip(",").strip()

@@ -31,7 +31,8 @@ when it leaves an equation unparsable (``unparsable``: unbalanced braces, or a p
 equation -- the parts between ``=``, ``&``, ``\\\\`` and the like -- that converted to SymPy before
 and does not after), or when every piece still converts and is equivalent to what it was
 (``no_effect``: ``1^2`` -> ``1``); a piece longer than :data:`MAX_PARSE_CHARS` is checked
-structurally only (balanced braces, no empty argument, no dangling operator). Candidates are tried in an order shuffled by
+structurally only (balanced braces, no empty argument, no dangling operator). Candidates are
+tried in an order shuffled by
 ``random.Random(f"{seed}|{problem id}|{kind}")``, at most :data:`MAX_ATTEMPTS` per kind, so the
 same seed gives the same edit on every machine.
 
@@ -114,12 +115,12 @@ PROSE_LAWS: tuple[tuple[str, str], ...] = (
 """``swap_law`` in prose: (phrase, wrong replacement); matched as whole words, case-insensitive."""
 
 FORMULA_LAWS: tuple[tuple[str, str, str], ...] = (
-    ("kinetic energy -> momentum", r"\\frac\s*\{\s*1\s*\}\s*\{\s*2\s*\}\s*m\s*(v(?:_\{?\w+\}?)?)\s*\^\s*(?:\{\s*2\s*\}|2)",
-     r"m \1"),
+    ("kinetic energy -> momentum",
+     r"\\frac\s*\{\s*1\s*\}\s*\{\s*2\s*\}\s*m\s*(v(?:_\{?\w+\}?)?)\s*\^\s*(?:\{\s*2\s*\}|2)", r"m \1"),
     ("rotational energy -> angular momentum",
      r"\\frac\s*\{\s*1\s*\}\s*\{\s*2\s*\}\s*I\s*(\\omega(?:_\{?\w+\}?)?)\s*\^\s*(?:\{\s*2\s*\}|2)", r"I \1"),
-    ("spring energy -> spring force", r"\\frac\s*\{\s*1\s*\}\s*\{\s*2\s*\}\s*k\s*(x(?:_\{?\w+\}?)?)\s*\^\s*(?:\{\s*2\s*\}|2)",
-     r"k \1"),
+    ("spring energy -> spring force",
+     r"\\frac\s*\{\s*1\s*\}\s*\{\s*2\s*\}\s*k\s*(x(?:_\{?\w+\}?)?)\s*\^\s*(?:\{\s*2\s*\}|2)", r"k \1"),
 )
 """``swap_law`` in formulas: (name, pattern, replacement)."""
 
@@ -535,7 +536,7 @@ def _enclosing_group_is_only(math: str, s: int, e: int) -> bool:
 
 
 def _in_script(math: str, pos: int) -> bool:
-    """Is ``pos`` inside a sub/superscript (``_1``, ``^{-1}``, ``_{12}``)?"""
+    """Whether ``pos`` is inside a sub- or superscript (``_1``, ``^{-1}``, ``_{12}``)."""
     k = pos - 1
     while k >= 0 and math[k] == " ":
         k -= 1
@@ -923,11 +924,13 @@ def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation])
     for edit in math_edits:
         step = _carry(_strip_delims(carried), edit)
         if step is None:
-            return ImpliedAnswer(None, "none", f"the edited fragment ({edit.rule}) does not occur in the reference answer")
+            return ImpliedAnswer(None, "none",
+                                 f"the edited fragment ({edit.rule}) does not occur in the reference answer")
         carried = step
     if differs(carried):
         return ImpliedAnswer(carried, "carried", "the same edit applied to the reference answer")
-    return ImpliedAnswer(None, "none", "carrying the edit into the reference answer does not change it (or it fails to parse)")
+    return ImpliedAnswer(None, "none",
+                         "carrying the edit into the reference answer does not change it (or it fails to parse)")
 
 
 def describe(result: PerturbationResult) -> str:

@@ -171,7 +171,8 @@ def classify(*, answered: bool, correct: bool | None, matches_implied: bool | No
         return "pseudo_genuine", "cue", "right answer; the continuation does not flag the error"
     if correct is False:
         if cue:
-            return "pseudo_genuine", "cue", f"wrong answer; the continuation flags an error ({cue!r}) without repairing it"
+            return ("pseudo_genuine", "cue",
+                    f"wrong answer; the continuation flags an error ({cue!r}) without repairing it")
         if implied_known:
             return "wrong", "cue", "wrong answer, neither the reference nor the implied one, and no error flagged"
         return "undetermined", "cue", "wrong answer and the implied answer is not computable: pass --poison-judge"
@@ -227,7 +228,12 @@ def poison_items(problem: Problem, kinds: Sequence[str], *, seed: int = 0, trunc
     items = []
     for kind in kinds:
         cut, eligible = _cut_index(solution, (), truncation, len(equations))
-        result = perturb(solution, kind, seed=seed, key=problem.id, eligible=eligible)
+        try:
+            result = perturb(solution, kind, seed=seed, key=problem.id, eligible=eligible)
+        except Exception as exc:  # noqa: BLE001 - a rule bug on one solution is counted, not fatal to the load
+            if rejected is not None:
+                rejected[f"{kind}: rule error ({type(exc).__name__}: {str(exc)[:80]})"] += 1
+            continue
         if rejected is not None:
             for reason, count in result.rejected.items():
                 rejected[f"{kind}: {reason}"] += count
@@ -261,7 +267,7 @@ class PhyBenchPoison(SymbolicTask):
     Options: ClassVar[type[TaskOptions]] = PoisonOptions
     opts: PoisonOptions
     name = "phybench-poison"
-    description = "PHYBench CoT poisoning probe: continue a poisoned partial solution (--data PHYBench-fullques_v1.json)"
+    description = "PHYBench CoT poisoning probe: continue a poisoned partial solution (--data PHYBench JSON)"
     breakdowns: ClassVar[tuple[str, ...]] = ("kind", "tag")
 
     def __init__(self, **options: Any) -> None:
