@@ -430,8 +430,8 @@ def _math_candidates(text: str, span: MathSpan, kind: str) -> list[Candidate]:
             for k in _binary_ops(math, *seg):
                 add(f"{math[k]} -> {'-' if math[k] == '+' else '+'}", k, k + 1, "-" if math[k] == "+" else "+", seg)
         for m in re.finditer(r"\\(?:cdot|times)(?![a-zA-Z])", math):
-            seg = next((s for s in _segments(math) if s[0] <= m.start() < s[1]), None)
-            add(f"{m.group(0)} -> /", m.start(), m.end(), "/", seg)
+            where = next((s for s in _segments(math) if s[0] <= m.start() < s[1]), None)
+            add(f"{m.group(0)} -> /", m.start(), m.end(), "/", where)
     elif kind == "drop_term":
         for seg in _segments(math):
             ops = _binary_ops(math, *seg)
@@ -454,8 +454,8 @@ def _math_candidates(text: str, span: MathSpan, kind: str) -> list[Candidate]:
     elif kind == "swap_law":
         for name, pattern, repl in FORMULA_LAWS:
             for m in re.finditer(pattern, math):
-                seg = next((sg for sg in _segments(math) if sg[0] <= m.start() < sg[1]), None)
-                add(name, m.start(), m.end(), m.expand(repl), seg)
+                where = next((sg for sg in _segments(math) if sg[0] <= m.start() < sg[1]), None)
+                add(name, m.start(), m.end(), m.expand(repl), where)
     elif kind == "change_coefficient":
         for m in re.finditer(r"(?<![0-9.])[0-9]+(?![0-9.])", math):
             if mask[m.start()] or _in_script(math, m.start()):
@@ -463,8 +463,8 @@ def _math_candidates(text: str, span: MathSpan, kind: str) -> list[Candidate]:
             value = int(m.group(0))
             if value == 0:
                 continue
-            seg = next((sg for sg in _segments(math) if sg[0] <= m.start() < sg[1]), None)
-            add(f"{value} -> {value + 1}", m.start(), m.end(), str(value + 1), seg)
+            where = next((sg for sg in _segments(math) if sg[0] <= m.start() < sg[1]), None)
+            add(f"{value} -> {value + 1}", m.start(), m.end(), str(value + 1), where)
     return found
 
 
@@ -506,7 +506,7 @@ def _constant_sites(math: str, mask: list[bool], const: str) -> list[tuple[int, 
     subscript or prime of its own (``h_1`` is another symbol). Adjacent letters (``mgh``) are
     separate symbols, as LaTeX math reads them.
     """
-    sites = []
+    sites: list[tuple[int, int]] = []
     start = 0
     while True:
         pos = math.find(const, start)

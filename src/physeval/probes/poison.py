@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -373,7 +373,7 @@ class PhyBenchPoison(SymbolicTask):
                           f"{p['context_after'].strip()!r}" for p in problem.meta.get("perturbations") or [])
         text = fill(self._judge_prompt, question=problem.question, perturbations=edits,
                     partial_solution=str(problem.meta.get("partial_solution") or ""), response=response)
-        judge = judge_model(self, self.opts.poison_judge, self.opts.poison_judge_base_url)
+        judge = judge_model(self, str(self.opts.poison_judge), self.opts.poison_judge_base_url)
         reply = await ask_json(judge, [{"role": "user", "content": text}], JUDGE_SCHEMA, name="poison_verdict")
         record = reply.to_dict()
         if reply.outcome != "ok":
@@ -395,10 +395,13 @@ class PhyBenchPoison(SymbolicTask):
         return super().group_metrics(outcomes) | _class_rates(outcomes)
 
 
+def _class_flag(label: str) -> Callable[[SampleOutcome], bool]:
+    return lambda o: (o.grade or {}).get("classification") == label
+
+
 def _class_rates(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     metrics = MetricSet()
     for label in CLASSES:
-        metrics |= rate_metrics(outcomes, f"{label}_rate",
-                                lambda o, c=label: (o.grade or {}).get("classification") == c)
+        metrics |= rate_metrics(outcomes, f"{label}_rate", _class_flag(label))
     return metrics
 
