@@ -22,7 +22,7 @@ ratios are official / physeval; scores are compared pair by pair (agreement on t
 that both finished).
 
 Run: ``python bench/eed.py --official /work/ref/phybench-pipeline [--data ../shared/data/phybench]
-[--limit N] [--samples 16] [--skip-a] [--skip-b] [--compat] [--json out.json]``
+[--limit N] [--every K] [--samples 16] [--skip-a] [--skip-b] [--compat] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -285,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--official", type=Path, help="checkout of phybench-official/phybench-pipeline")
     parser.add_argument("--official-python", help="its venv's python (default: PATH/../venv/bin/python)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N problems")
+    parser.add_argument("--every", type=int, default=1, help="use every K-th problem (a spread-out subset)")
     parser.add_argument("--samples", type=int, default=16, help="samples per problem in workload (b)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="cores for the all-cores figures")
     parser.add_argument("--skip-a", action="store_true")
@@ -297,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"PHYBench data not found at {path}", file=sys.stderr)
         return 2
     records = [r for r in json.loads(path.read_text(encoding="utf-8")) if str(r.get("answer") or "").strip()]
+    records = records[:: max(1, args.every)]
     if args.limit:
         records = records[: args.limit]
     python = args.official_python or (str(args.official.parent / "venv" / "bin" / "python") if args.official else None)

@@ -34,3 +34,16 @@ def test_timeout_needs_an_explicit_result() -> None:
 def test_submit_runs_in_the_shared_pool() -> None:
     assert pool.submit(math.factorial, 10).result(timeout=120) == 3628800
     assert pool.worker_count() >= 1
+
+
+def test_a_group_goes_to_one_worker_in_chunks_of_at_most_n_over_workers() -> None:
+    items = ["b1", "a1", "b2", "a2", "b3", "a3", "c1"]
+    units = pool._units(items, lambda s: s[0], workers=2)  # chunks of at most ceil(7 / 2) = 4
+    assert [[items[i] for i in unit] for unit in units] == [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1"]]
+    assert pool._units(items, None, workers=2) == [[i] for i in range(len(items))]
+
+
+def test_a_hung_item_inside_a_group_is_found_and_only_it_times_out() -> None:
+    results = pool.grade_many(time.sleep, [0, 60, 0, 0], processes=2, timeout=2.0, group=lambda _: "one reference",
+                              on_timeout=lambda _: "timeout")
+    assert results == [None, "timeout", None, None]

@@ -172,6 +172,11 @@ def submit(fn: Callable[..., R], *args: Any) -> concurrent.futures.Future[R]:
     return outer
 
 
+def _call_chunk(fn: Callable[[T], R], items: list[T]) -> list[R]:
+    """Run in a worker: one chunk of items that share a group, so they share its warm caches."""
+    return [fn(item) for item in items]
+
+
 def grade_many(
     fn: Callable[[T], R],
     items: Iterable[T],
@@ -185,9 +190,12 @@ def grade_many(
 
     ``processes``: ``None`` uses the shared pool; 0 or 1 grades here, serially; a larger number
     uses a pool of that size for this call only. ``group(item)`` (for example the reference)
-    orders submission so that items sharing a cached reference run close together.
-    ``timeout`` (seconds, per item) is the last-resort guard described in the module
-    docstring; it needs ``on_timeout``. An exception raised by ``fn`` propagates.
+    sends items of one group to one worker, in chunks of at most ``len(items) / workers``, so
+    a reference is simplified once per chunk rather than once per worker. ``timeout``
+    (seconds per item; a chunk gets its length times that) is the last-resort guard described
+    in the module docstring: a chunk that outlives it is killed and its items are retried
+    one by one, and an item that outlives it alone gets ``on_timeout(item)``. An exception
+    raised by ``fn`` propagates.
     """
     items = list(items)
     if timeout is not None and on_timeout is None:
@@ -195,71 +203,87 @@ def grade_many(
     workers = worker_count() if processes is None else processes
     if workers <= 1 or len(items) <= 1:
         return [fn(item) for item in items]
-    order: Sequence[int] = range(len(items))
-    if group is not None:
-        keys = [group(item) for item in items]
-        order = sorted(range(len(items)), key=lambda i: (str(keys[i]), i))
+    units = _units(items, group, workers)
     if processes is None:
-        return _run(_shared(), fn, items, order, timeout, on_timeout)
+        return _run(_shared(), fn, items, units, timeout, on_timeout)
     pool = _Pool(min(workers, len(items)))
     try:
-        return _run(pool, fn, items, order, timeout, on_timeout)
+        return _run(pool, fn, items, units, timeout, on_timeout)
     finally:
         pool.close()
+
+
+def _units(items: list[T], group: Callable[[T], Any] | None, workers: int) -> list[list[int]]:
+    """Indices in submission order, in chunks: one item each, or by group (at most n / workers each)."""
+    if group is None:
+        return [[i] for i in range(len(items))]
+    keys = [str(group(item)) for item in items]
+    order = sorted(range(len(items)), key=lambda i: (keys[i], i))
+    limit = max(1, -(-len(items) // workers))
+    units: list[list[int]] = []
+    for i in order:
+        if units and keys[units[-1][0]] == keys[i] and len(units[-1]) < limit:
+            units[-1].append(i)
+        else:
+            units.append([i])
+    return units
 
 
 def _run(
     pool: _Pool,
     fn: Callable[[T], R],
     items: list[T],
-    order: Sequence[int],
+    units: list[list[int]],
     timeout: float | None,
     on_timeout: Callable[[T], R] | None,
 ) -> list[R]:
     results: dict[int, R] = {}
-    # At most one item in flight per worker: then 'running' means 'started' (the guard's clock).
+    # At most one chunk in flight per worker: then 'running' means 'started' (the guard's clock).
     window = pool.workers
-    queue = list(order)[::-1]
+    queue = units[::-1]
     if timeout is not None:
         pool.ready()
-    inflight: dict[concurrent.futures.Future[R], tuple[int, int]] = {}  # future -> (index, generation)
-    started: dict[concurrent.futures.Future[R], float] = {}
+    inflight: dict[concurrent.futures.Future[list[R]], tuple[list[int], int]] = {}  # -> (indices, generation)
+    started: dict[concurrent.futures.Future[list[R]], float] = {}
     while queue or inflight:
         while queue and len(inflight) < window:
-            index = queue.pop()
-            generation, future = pool.submit(fn, items[index])
-            inflight[future] = (index, generation)
+            unit = queue.pop()
+            generation, future = pool.submit(_call_chunk, fn, [items[i] for i in unit])
+            inflight[future] = (unit, generation)
         done, _ = concurrent.futures.wait(
             list(inflight), timeout=_POLL_SECONDS if timeout is not None else None,
             return_when=concurrent.futures.FIRST_COMPLETED,
         )
         for future in done:
-            index, generation = inflight.pop(future)
+            unit, _generation = inflight.pop(future)
             started.pop(future, None)
             error = future.exception() if not future.cancelled() else BrokenProcessPool("cancelled")
             if isinstance(error, BrokenProcessPool):
-                queue.append(index)  # lost with a killed or crashed worker: grade it again
+                queue.append(unit)  # lost with a killed or crashed worker: grade it again
                 continue
             if error is not None:
                 raise error
-            results[index] = future.result()
+            results.update(zip(unit, future.result()))
         if timeout is None:
             continue
         now = time.monotonic()
         restarted = False
-        for future, (index, generation) in list(inflight.items()):
+        for future, (unit, generation) in list(inflight.items()):
             if future.running() and future not in started:
                 started[future] = now
-            if future in started and now - started[future] > timeout:
-                results[index] = on_timeout(items[index])  # type: ignore[misc]
+            if future in started and now - started[future] > timeout * len(unit):
                 del inflight[future]
                 started.pop(future, None)
+                if len(unit) == 1:
+                    results[unit[0]] = on_timeout(items[unit[0]])  # type: ignore[misc]
+                else:
+                    queue.extend([i] for i in reversed(unit))  # retry one by one to find the hung item
                 pool.kill(generation)
                 restarted = True
         if restarted:
-            # the other items in flight died with the killed workers: grade them again
-            for future, (index, _) in list(inflight.items()):
-                queue.append(index)
+            # the other chunks in flight died with the killed workers: grade them again
+            for future, (unit, _) in list(inflight.items()):
+                queue.append(unit)
                 del inflight[future]
             started.clear()
             pool.ready()
