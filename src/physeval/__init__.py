@@ -71,38 +71,37 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from physeval.answers.extract import extract_final_answer
     from physeval.answers.choice import extract_choice
+    from physeval.answers.extract import extract_final_answer
     from physeval.cache import ResponseCache
     from physeval.errors import PhysevalError, RunAborted, UserError
     from physeval.evaluate import RunSpec, evaluate, run, score_responses
     from physeval.grading.choice import grade_choice
-    from physeval.models.base import GenerateConfig
-    from physeval.models.registry import register_provider
-    from physeval.models.retry import RetryingModel, RetryPolicy
-    from physeval.regrade import regrade_run
-    from physeval.tasks.options import TaskOptions, option
-    from physeval.tasks.tracks.choice import ChoiceTask
-    from physeval.tasks.tracks.numeric import NumericTask
     from physeval.grading.dimensions import check_dimensions
     from physeval.grading.eed import EEDResult, eed
     from physeval.grading.numeric import NumericGrade, grade_numeric
     from physeval.grading.symbolic import SymbolicGrade, grade_symbolic, grade_symbolic_many
+    from physeval.metrics import Metric, pass_at_k
+    from physeval.models.base import Completion, GenerateConfig, Model, ModelError
+    from physeval.models.local import LocalModel
+    from physeval.models.openai_compat import OpenAICompatibleModel
+    from physeval.models.registry import register_provider
+    from physeval.models.retry import RetryingModel, RetryPolicy
+    from physeval.models.spec import model_from_spec
+    from physeval.problems import Grade, Outcome, Problem
+    from physeval.regrade import regrade_run
     from physeval.rewards import numeric_reward, symbolic_reward, trl_reward
+    from physeval.runner import RunConfig, run_task
     from physeval.scenes.frames import Frame, sample_frames
     from physeval.scenes.judge import JudgeVerdict, judge_video
     from physeval.scenes.render import Render, render_program
+    from physeval.store import RunMeta, RunStore
+    from physeval.tasks.base import Task
+    from physeval.tasks.options import TaskOptions, option
+    from physeval.tasks.registry import get_task, register_task, task_names
+    from physeval.tasks.tracks.choice import ChoiceTask
+    from physeval.tasks.tracks.numeric import NumericTask
     from physeval.variation.audit import audit_problems
     from physeval.variation.bank import bank_problems
     from physeval.variation.engine import vary
     from physeval.variation.template import load_template
-    from physeval.metrics import Metric, pass_at_k
-    from physeval.models.base import Completion, Model, ModelError
-    from physeval.models.local import LocalModel
-    from physeval.models.openai_compat import OpenAICompatibleModel
-    from physeval.models.spec import model_from_spec
-    from physeval.problems import Grade, Outcome, Problem
-    from physeval.runner import RunConfig, run_task
-    from physeval.store import RunMeta, RunStore
-    from physeval.tasks.base import Task
-    from physeval.tasks.registry import get_task, register_task, task_names

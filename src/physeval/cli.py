@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -129,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-preflight", action="store_true",
                      help="skip the check of the endpoint, key and model name before the first request")
     run.add_argument("--force", action="store_true",
-                     help="resume even though sampling or task options differ from the recorded ones (both are recorded)")
+                     help="resume even though sampling or task options differ from the recorded ones "
+                          "(both are recorded)")
     run.add_argument("--config", metavar="RUN.yaml",
                      help="a YAML file of run options (any flag name, plus task_options: {...}); flags override it")
     run.add_argument("--stop", action="append", metavar="TEXT", help="a stop sequence (repeatable)")
@@ -252,7 +254,8 @@ def _add_leaderboard_command(sub: Any) -> None:
 
 def _add_scene_commands(sub: Any) -> None:
     sandbox = sub.add_parser("sandbox", help="prepare or inspect the scene sandbox",
-                             description="Prepare (setup) or inspect (check) the isolated interpreter for scene programs.")
+                             description="Prepare (setup) or inspect (check) the isolated interpreter for "
+                                         "scene programs.")
     sandbox.add_argument("action", choices=["setup", "check"])
     sandbox.add_argument("--path", help="where to create the venv (default: the user data dir)")
     sandbox.add_argument("--sandbox", default="auto",
@@ -417,7 +420,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    request_timeout=ns.timeout or 600.0, max_attempts=ns.max_attempts or 5, config=config,
                    run_dir=run_dir, force=bool(ns.force), show_progress=not ns.no_progress and sys.stderr.isatty(),
                    invocation=invocation)
-    _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] -> {escape(str(run_dir))}")
+    _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] "
+                   f"-> {escape(str(run_dir))}")
     try:
         summary, result = run(spec)
     except KeyboardInterrupt:
@@ -692,7 +696,10 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _cmd_agreement(args: argparse.Namespace) -> int:
     from physeval.scenes.agreement import (
-        agreement_rich_table, agreement_table, judge_labels_from_verdicts, read_human_labels,
+        agreement_rich_table,
+        agreement_table,
+        judge_labels_from_verdicts,
+        read_human_labels,
     )
     from physeval.store import RunStore
 

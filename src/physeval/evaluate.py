@@ -16,10 +16,11 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from physeval.errors import UserError
 from physeval.models.base import Model
@@ -32,7 +33,8 @@ from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.registry import get_task
 
-__all__ = ["RunSpec", "run", "evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK", "DEFAULT_MODEL",
+__all__ = ["RunSpec", "run", "evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK",
+           "DEFAULT_MODEL",
            "summarize_run", "read_responses", "load_problems", "task_options_of", "grade_rows"]
 
 DEFAULT_TASK = "bank-numeric"
@@ -45,7 +47,7 @@ _RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_
 
 def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
     """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     safe_model = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
     return Path(root) / f"{stamp}_{task}_{safe_model}"
 
@@ -147,7 +149,8 @@ def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
     task_obj = spec.task if isinstance(spec.task, Task) else get_task(spec.task, **spec.task_options)
     if spec.model is None or isinstance(spec.model, str):
         model_label = spec.model_label or spec.model or DEFAULT_MODEL
-        model_obj = model_from_spec(spec.model or DEFAULT_MODEL, base_url=spec.base_url, api_key=spec.api_key, timeout=spec.request_timeout,
+        model_obj = model_from_spec(spec.model or DEFAULT_MODEL, base_url=spec.base_url, api_key=spec.api_key,
+                                    timeout=spec.request_timeout,
                                     max_attempts=spec.max_attempts)
     else:
         model_label, model_obj = spec.model_label or getattr(spec.model, "name", "model"), spec.model
@@ -299,6 +302,7 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
         "wall_s": round(sum(s.get("wall_s", 0.0) for s in sessions), 3),
         "sessions": len(sessions),
         "tokens": token_totals(r.usage for r in rows),
+        **(task.provenance() if callable(getattr(task, "provenance", None)) else {}),  # e.g. scenes: sandbox lock
         **({"settings_history": settings_history} if settings_history else {}),
         **({"regrades": regrades} if regrades else {}),
     }
@@ -349,7 +353,8 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         if not isinstance(record, dict) or "id" not in record:
             bad.append(f"line {number}: needs an 'id' (or a physeval export's 'problem_id')")
             continue
-        if not isinstance(record.get("response"), str) and not (record.get("export") and record.get("response") is None):
+        failed_export_row = record.get("export") and record.get("response") is None
+        if not isinstance(record.get("response"), str) and not failed_export_row:
             bad.append(f"line {number}: needs a string 'response'")
             continue
         try:

@@ -51,8 +51,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -198,7 +199,7 @@ def metric_from_values(values: Sequence[float], *, n_samples: int | None = None)
 
 
 def group_items(outcomes: Iterable[SampleOutcome]) -> dict[str, dict[str, list[SampleOutcome]]]:
-    """problem id -> variant -> the item's samples in sample order (problems in first-seen order)."""
+    """Problem id -> variant -> the item's samples in sample order (problems in first-seen order)."""
     grouped: dict[str, dict[str, list[SampleOutcome]]] = defaultdict(lambda: defaultdict(list))
     for o in outcomes:
         grouped[o.problem_id][o.variant].append(o)

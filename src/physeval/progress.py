@@ -32,7 +32,7 @@ class RunProgress:
         )
         self._task = self._progress.add_task(label, total=total, completed=already, rate="", errors="", acc="")
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self._progress is not None:
             self._progress.start()
         return self

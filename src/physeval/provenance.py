@@ -13,10 +13,11 @@ import hashlib
 import json
 import platform
 import sys
-from datetime import datetime, timezone
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from physeval.version import __version__
 
@@ -67,7 +68,7 @@ def token_totals(usages: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 def utc_iso(timestamp: float) -> str:
     """A POSIX timestamp as ISO 8601 UTC, to the second."""
-    return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="seconds")
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
 def config_diff(recorded: Mapping[str, Any], requested: Mapping[str, Any]) -> list[str]:

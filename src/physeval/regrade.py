@@ -46,7 +46,8 @@ class RegradeReport:
 
 
 def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
-                task_options: dict[str, Any] | None = None, concurrency: int = 8) -> tuple[dict[str, Any], RegradeReport]:
+                task_options: dict[str, Any] | None = None,
+                concurrency: int = 8) -> tuple[dict[str, Any], RegradeReport]:
     """Grade the completions stored in ``run_dir`` again; return ``(summary, report)``.
 
     ``task_options`` override the recorded ones (``{"compat": "abench"}``); ``out`` writes into

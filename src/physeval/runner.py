@@ -20,9 +20,10 @@ import asyncio
 import random
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from physeval.cache import ResponseCache, cache_key
 from physeval.errors import ModelError, OptionError, RunAborted

@@ -11,10 +11,10 @@ problems). Computed from run stores alone; per-problem values follow the order o
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
 
 from physeval.metrics import SampleOutcome, outcomes_from_rows, problem_values
 from physeval.store import RunStore
@@ -37,7 +37,7 @@ class PairEfficiency:
 
 
 def per_problem_means(run_dir: str | Path) -> dict[str, tuple[float, float]]:
-    """problem id -> (accuracy, mean score): each the mean over an item's samples, then over the
+    """Problem id -> (accuracy, mean score): each the mean over an item's samples, then over the
     problem's variants. A sample without a score scores its correctness (1 or 0)."""
     with RunStore(run_dir) as store:
         outcomes = outcomes_from_rows(store.rows())
@@ -51,7 +51,7 @@ def _score(o: SampleOutcome) -> float:
 
 
 def paired_t(diffs: Sequence[float]) -> float:
-    """mean / standard error of paired differences (inf when they are all equal and non-zero)."""
+    """Mean / standard error of paired differences (inf when they are all equal and non-zero)."""
     n = len(diffs)
     if n < 2:
         return math.nan

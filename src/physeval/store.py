@@ -12,10 +12,11 @@ import dataclasses
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 __all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME"]
 
@@ -84,7 +85,7 @@ class SampleRow:
         """(problem id, variant id, sample index)."""
         return (self.problem_id, self.variant, self.sample)
 
-    def cleared(self) -> "SampleRow":
+    def cleared(self) -> SampleRow:
         """A copy with the generation kept and the verdict (and any grading error) cleared."""
         return SampleRow(problem_id=self.problem_id, variant=self.variant, sample=self.sample, status="answered",
                          messages=self.messages, completion=self.completion, reasoning=self.reasoning,
@@ -122,7 +123,7 @@ class RunMeta:
         return json.loads(json.dumps(dataclasses.asdict(self), default=str))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "RunMeta":
+    def from_dict(cls, data: dict[str, Any]) -> RunMeta:
         """Read back what :meth:`to_dict` wrote (unknown keys are ignored)."""
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
@@ -151,7 +152,7 @@ class RunStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -182,7 +183,7 @@ class RunStore:
     def append(self, row: SampleRow) -> None:
         """Write one sample atomically (replacing an earlier row with the same key)."""
         if not row.created_at:
-            row.created_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            row.created_at = datetime.now(UTC).isoformat(timespec="seconds")
         values = []
         for name in _COLUMNS:
             value = getattr(row, name)

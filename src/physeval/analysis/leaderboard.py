@@ -292,7 +292,8 @@ def _latex(board: Board) -> str:
 
 def board_html(board: Board) -> str:
     """One board as an HTML table (class ``board``), notes below it."""
-    e = lambda s: html.escape(str(s), quote=True)
+    def e(s: object) -> str:
+        return html.escape(str(s), quote=True)
     head = "<tr><th>model</th>" + "".join(f"<th>{e(c)}</th>" for c in board.columns) + "</tr>"
     body = []
     for row in board.rows:

@@ -151,7 +151,7 @@ def paired_bootstrap(diffs: Sequence[float], *, resamples: int = PAIRED_RESAMPLE
 
 def paired_values(a: Run, b: Run, metric: str = "accuracy",
                   ) -> tuple[dict[str, tuple[float, float, int]], Overlap]:
-    """problem id -> (A's value, B's value, samples of both) over the items both runs hold."""
+    """Problem id -> (A's value, B's value, samples of both) over the items both runs hold."""
     if metric not in METRICS:
         raise UserError(f"unknown metric {metric!r} for pairing: use one of {', '.join(METRICS)}")
     if a.task != b.task:

@@ -202,7 +202,7 @@ def grader(task: str, options: dict[str, Any] | None = None, artifacts_dir: str 
 
 # -- metrics --------------------------------------------------------------------------------------
 def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
-    """physeval outcomes from inspect's unreduced scores (one per sample per epoch).
+    """Physeval outcomes from inspect's unreduced scores (one per sample per epoch).
 
     The problem and variant come from the sample metadata, the sample index from the score's
     ``epoch`` (order of appearance within an item when absent); correctness from the grade, or

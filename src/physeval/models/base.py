@@ -65,7 +65,7 @@ class GenerateConfig:
     @classmethod
     def of(cls, *, temperature: float = 0.0, top_p: float = 1.0, max_tokens: int | None = None,
            seed: int | None = None, stop: list[str] | tuple[str, ...] | None = None,
-           extra_body: dict[str, Any] | None = None) -> "GenerateConfig":
+           extra_body: dict[str, Any] | None = None) -> GenerateConfig:
         """Build from the keyword arguments of :meth:`Model.generate`."""
         return cls(temperature, top_p, max_tokens, seed, tuple(stop) if stop else None,
                    tuple(sorted((extra_body or {}).items())))

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from physeval.errors import ModelError
 from physeval.models.base import Completion, GenerateConfig, Message, ModelAPI
@@ -57,7 +58,7 @@ class RetryingModel:
         self._rng = random.Random(seed)
 
     @classmethod
-    def around(cls, api: ModelAPI, *, retry: RetryPolicy | None = None) -> "RetryingModel":
+    def around(cls, api: ModelAPI, *, retry: RetryPolicy | None = None) -> RetryingModel:
         """Wrap ``api`` in this class (a subclass keeps its type, whatever its own constructor takes)."""
         model = cls.__new__(cls)
         RetryingModel.__init__(model, api, retry=retry)

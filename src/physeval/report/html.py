@@ -54,7 +54,8 @@ h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid 
 .card { border: 1px solid #d0d7de; border-radius: 8px; padding: 0.7rem 1rem; min-width: 11rem; background: #f8fafc; }
 .card .name { font-size: 0.85rem; color: #555; } .card .value { font-size: 2rem; font-weight: 600; }
 .card .ci, .card .n { font-size: 0.8rem; color: #555; }
-figure { margin: 1rem 0; } figure.board { overflow-x: auto; max-width: 100%; } figcaption { font-size: 0.9rem; color: #444; margin-bottom: 0.3rem; font-weight: 600; }
+figure { margin: 1rem 0; } figure.board { overflow-x: auto; max-width: 100%; }
+figcaption { font-size: 0.9rem; color: #444; margin-bottom: 0.3rem; font-weight: 600; }
 table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.88rem; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -187,7 +188,8 @@ def _scale_plots(run: Run) -> list[str]:
     out = []
     for scale, (title, xlim) in titles.items():
         if scale in by_scale:
-            out.append(_img(plots.metric_bars(by_scale[scale], title, xlim=xlim), f"metrics: {title}", f"scale-{scale}"))
+            image = plots.metric_bars(by_scale[scale], title, xlim=xlim)
+            out.append(_img(image, f"metrics: {title}", f"scale-{scale}"))
     return out
 
 
@@ -231,8 +233,8 @@ def _curves(curves: Sequence[ScalingCurves]) -> str:
         for kind, fit in (("pass@k", c.pass_fit), ("maj@k", c.maj_fit)):
             if fit is None:
                 continue
-            extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}] ({e.fits}/{e.resamples} refits)"
-                              for e in fit.extrapolations)
+            extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}] "
+                              f"({e.fits}/{e.resamples} refits)" for e in fit.extrapolations)
             rows.append(f"<tr><td>{_e(c.label)}</td><td>{kind}</td><td class='num'>{fit.upper_bound:.3f}</td>"
                         f"<td class='num'>{fit.improvement:.3f}</td><td class='num'>{fit.rate:.3f}</td>"
                         f"<td class='num'>{fit.rmse:.4f}</td><td class='num'>{fit.n}</td><td>{_e(extra)}</td></tr>")
@@ -351,9 +353,10 @@ def _samples(run: Run) -> str:
         options = "".join(f"<option value='{_e(v)}'>{_e(v)}</option>" for v in values)
         return f"<label>{name} <select name='{name}'><option value=''>all</option>{options}</select></label>"
 
+    groups = {str((r.problem_meta or {}).get("domain") or (r.problem_meta or {}).get("tag") or "") for r in rows}
     filters = (f"<div id='sample-filters' class='filters'>"
                f"{select('reason', sorted({sample_reason(r) for r in rows}))}"
-               f"{select('domain', sorted({str((r.problem_meta or {}).get('domain') or (r.problem_meta or {}).get('tag') or '') for r in rows} - {''}))}"
+               f"{select('domain', sorted(groups - {''}))}"
                f"{select('variant', sorted({r.variant for r in rows}, key=lambda v: (len(v), v)))}"
                f"<span><span id='shown-count'>{len(rows)}</span> of {len(rows)} shown</span></div>")
     head = ("<thead><tr><th>problem</th><th>variant</th><th>sample</th><th>domain</th><th>reason</th>"
@@ -401,7 +404,8 @@ def write_html_report(run_dir: str | Path, path: str | Path | None = None) -> Pa
     parts.append(_section("outcome-breakdown", "Why samples ended as they did", _outcome_section([run_breakdown(run)])))
     parts.append(_section("lengths", "Response lengths", _length_section([response_lengths(run.rows, run.model)])))
     parts.append(_section("samples", "Samples", _samples(run)))
-    parts.append(_section("all-metrics", "Every metric", f"<details><summary>{len(list(metric_entries(dict(run.summary))))}"
+    count = len(list(metric_entries(dict(run.summary))))
+    parts.append(_section("all-metrics", "Every metric", f"<details><summary>{count}"
                           f" metrics and notes</summary>{_metrics_table(run.summary)}</details>"))
     config = json.dumps(run.summary.get("config", {}), indent=2, ensure_ascii=False)
     parts.append(_section("configuration", "Configuration", f"<details><summary>config</summary><pre>{_e(config)}"

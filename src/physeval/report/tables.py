@@ -63,7 +63,8 @@ def lengths_table(lengths: Sequence[Any]) -> Table:
         completion, reasoning = s.completion, s.reasoning
         bins = "; ".join(f"{b.low}-{b.high}: {b.accuracy:.2f} (n={b.n})" for b in s.accuracy_by_length)
         table.add_row(escape(s.label), str(completion.n if completion else 0),
-                      f"{completion.mean:.0f}" if completion else "-", f"{completion.median:.0f}" if completion else "-",
+                      f"{completion.mean:.0f}" if completion else "-",
+                      f"{completion.median:.0f}" if completion else "-",
                       f"{completion.p90:.0f}" if completion else "-",
                       f"{reasoning.mean:.0f} (n={reasoning.n})" if reasoning else "-", str(s.cut_off), bins or "-")
     return table

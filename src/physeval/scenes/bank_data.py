@@ -19,14 +19,13 @@ shape of ``simuscene`` problems. A malformed bank entry is a packaging bug and r
 
 from __future__ import annotations
 
-from physeval.errors import DataError, DataNotFoundError  # noqa: F401
-
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
 from physeval.problems import Problem
 from physeval.scenes.data import SceneRecordError, parse_scene_record
 

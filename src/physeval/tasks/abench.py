@@ -33,6 +33,7 @@ class AbenchA(NumericTask):
     description = "ABench-Physics Phy_A: 400 static numeric problems (--data Phy_A_fixed_400.csv)"
 
     def load(self) -> list[Problem]:
+        """The 400 Phy_A problems from ``--data`` (the CSV or its folder)."""
         return load_abench(_data_path(self, "a"), "a")
 
 
@@ -45,6 +46,7 @@ class AbenchB(NumericTask):
     dynamic = True
 
     def load(self) -> list[Problem]:
+        """The 100 Phy_B problems x 4 released variants from ``--data``."""
         return load_abench(_data_path(self, "b"), "b")
 
 

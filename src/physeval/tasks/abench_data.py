@@ -21,7 +21,8 @@ from physeval.problems import Problem
 __all__ = ["ABENCH_FILES", "load_abench", "abench_file"]
 
 ABENCH_FILES = {"a": "Phy_A_fixed_400.csv", "b": "Phy_B_dynamic_100.csv"}
-_COLUMNS = {"a": ("mid", "standard_question", "standard_answer"), "b": ("mid", "subid", "standard_question", "standard_answer")}
+_COLUMNS = {"a": ("mid", "standard_question", "standard_answer"),
+            "b": ("mid", "subid", "standard_question", "standard_answer")}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

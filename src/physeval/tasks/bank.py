@@ -40,6 +40,7 @@ class BankNumeric(NumericTask):
     breakdowns = ("domain", "level")
 
     def load(self) -> list[Problem]:
+        """Every numeric template in ``variants`` variants drawn from ``variant_seed``."""
         return bank_problems("numeric", variants=self.opts.variants, seed=self.opts.variant_seed)
 
     def fewshot_pool(self) -> list[tuple[str, str, str]]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from physeval.errors import UserError
 from physeval.metrics import (
@@ -137,7 +138,8 @@ class Task:
         if pool is None:
             pool = self.fewshot_pool()
             if pool is None:
-                raise TaskError(f"{self.name} has no few-shot pool: --fewshot needs a task that provides worked examples")
+                raise TaskError(f"{self.name} has no few-shot pool: --fewshot needs a task that provides "
+                                "worked examples")
             self._fewshot_cache = pool
         own = str(problem.meta.get("template", problem.id))
         candidates = sorted((e for e in pool if e[0] != own),

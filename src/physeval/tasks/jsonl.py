@@ -11,8 +11,9 @@ equivalence and EED instead of numbers. A malformed line is an error naming the 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Sequence
+from typing import Any, ClassVar, Literal
 
 from physeval.errors import DataError, DataNotFoundError
 from physeval.grading.numeric import grade_numeric

@@ -14,8 +14,9 @@ import dataclasses
 import difflib
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin
 
 from physeval.errors import OptionError
 

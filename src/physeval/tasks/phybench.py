@@ -39,6 +39,7 @@ class PhyBench(SymbolicTask):
     description = "PHYBench: 100 symbolic problems, accuracy + EED (--data PHYBench-fullques_v1.json)"
 
     def load(self) -> list[Problem]:
+        """The public problems with answers from ``--data`` (a file, a folder or ``hf:ID``)."""
         if self.data is None:
             raise TaskError("phybench needs --data: PHYBench-fullques_v1.json or its folder "
                             "(Hugging Face Eureka-Lab/PHYBench), or hf:Eureka-Lab/PHYBench when online")
@@ -63,4 +64,5 @@ class BankSymbolic(SymbolicTask):
         self.dynamic = self.opts.variants > 1
 
     def load(self) -> list[Problem]:
+        """Every symbolic template (structural variants when ``variants`` > 1)."""
         return bank_problems("symbolic", variants=self.opts.variants, seed=self.opts.variant_seed)

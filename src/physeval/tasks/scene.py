@@ -23,6 +23,7 @@ class SimuScene(SceneTask):
     description = "SimuScene code-to-video scenes (--data FILE.json|jsonl; --judge openai/VLM)"
 
     def load(self) -> list[Problem]:
+        """The SimuScene records of ``--data``; disabled and malformed ones are skipped and counted."""
         if self.data is None:
             raise TaskError("simuscene needs --data: a SimuScene JSON list or JSONL file")
         loaded = load_simuscene(self.data)
@@ -38,6 +39,7 @@ class BankScene(SceneTask):
     description = "physeval's original scene bank: 70 scenarios, 5 domains (--judge openai/VLM)"
 
     def load(self) -> list[Problem]:
+        """The 70 original scenarios shipped with physeval."""
         return load_scene_bank()
 
 

@@ -15,9 +15,10 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Reply", "ScriptedServer", "Request", "flaky"]
 
@@ -36,23 +37,23 @@ class Reply:
 
     @classmethod
     def text(cls, content: str, *, reasoning: str | None = None, finish_reason: str = "stop",
-             delay_s: float = 0.0) -> "Reply":
+             delay_s: float = 0.0) -> Reply:
         """A normal completion (optionally with a ``reasoning_content`` field)."""
         return cls("text", content=content, reasoning=reasoning, finish_reason=finish_reason, delay_s=delay_s)
 
     @classmethod
-    def error(cls, status: int, message: str = "injected failure", *, delay_s: float = 0.0) -> "Reply":
+    def error(cls, status: int, message: str = "injected failure", *, delay_s: float = 0.0) -> Reply:
         """An HTTP error with an OpenAI-style error body (429, 500, 503, 400 ...)."""
         body = json.dumps({"error": {"message": message, "type": "server_error", "code": status}})
         return cls("status", status=status, body=body, delay_s=delay_s)
 
     @classmethod
-    def drop(cls) -> "Reply":
+    def drop(cls) -> Reply:
         """Close the connection without answering."""
         return cls("drop")
 
     @classmethod
-    def garbage(cls, body: str = '{"choices": [ {"message": ') -> "Reply":
+    def garbage(cls, body: str = '{"choices": [ {"message": ') -> Reply:
         """HTTP 200 with a body that is not valid JSON."""
         return cls("garbage", body=body)
 
@@ -249,7 +250,7 @@ class ScriptedServer:
         """Change the replies from now on."""
         self._state.script = script
 
-    def start(self) -> "ScriptedServer":
+    def start(self) -> ScriptedServer:
         """Start serving in a daemon thread."""
         self._thread.start()
         return self
@@ -259,7 +260,7 @@ class ScriptedServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

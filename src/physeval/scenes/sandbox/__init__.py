@@ -155,7 +155,9 @@ def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:
     """Create a venv at ``path`` holding exactly :data:`SANDBOX_PACKAGES`; return its python.
 
     Installs from the configured package index with pip (network needed, once). The venv's
-    directories are made world-readable so the sandbox's unprivileged uid can use them.
+    directories are made world-readable so the sandbox's unprivileged uid can use them. Then
+    writes the lock file beside the venv (:func:`physeval.scenes.sandbox.lock.write_lock`: the
+    exact versions installed), whose SHA-256 every scene run records.
     """
     root = Path(path).resolve()
     venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(root)
@@ -180,4 +182,7 @@ def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:
             p = os.path.join(dirpath, name)
             if not os.path.islink(p):
                 os.chmod(p, os.stat(p).st_mode | 0o044)
+    from physeval.scenes.sandbox.lock import write_lock
+
+    write_lock(py, root)
     return py

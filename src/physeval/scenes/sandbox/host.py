@@ -72,7 +72,8 @@ if cfg["stage"]:
             os.mkdir(path, 0o755)
         else:
             open(path, "w").close()
-        ok(libc.mount(("/proc/self/fd/%d" % fd).encode(), path.encode(), None, ctypes.c_ulong(0x1000 | 0x4000), None), src)
+        flags = ctypes.c_ulong(0x1000 | 0x4000)  # MS_BIND | MS_REC
+        ok(libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, flags, None), src)
         os.close(fd)
 if cfg["uid"] >= 0:
     os.setgroups([])
