@@ -3,6 +3,7 @@ requests that fail for good, and a model that cannot be used."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,11 @@ def test_a_build_that_keeps_nothing_still_writes_its_card(tmp_path: Path) -> Non
     card = (out / "card.md").read_text()
     assert "**0 scenarios**" in card and "| filter | 6 | 0 | 6 | too_short 6 | 0 |" in card
     assert (out / "plots" / "token_lengths.png").is_file()
+
+
+def test_json_mode_asks_the_server_for_a_json_object(tmp_path: Path) -> None:
+    script = BuildScript()
+    with ScriptedServer(script) as server:
+        assert main(build_args(tmp_path / "b", server, "--json-mode", "--stage", "basic")) == 0
+    bodies = [json.loads(body) for body in script.answered]
+    assert len(bodies) == 4 and all(b["response_format"] == {"type": "json_object"} for b in bodies)

@@ -11,6 +11,10 @@ Every model request of a build goes through :meth:`JsonCaller.ask`:
 3. an unusable reply is sent back with the reason (the ``repair`` prompt) and asked again, at
    most ``reply_attempts`` times in all; then the record is rejected with the last reply kept.
 
+With ``json_mode`` the requests also ask the server for a JSON object (``response_format``,
+which OpenAI, vLLM and SGLang honour); the schema check stays, since no server promises the
+fields.
+
 Transport failures (429, 5xx, dropped connections) are retried below this, by
 :class:`~physeval.models.RetryingModel`; a request that still fails raises
 :class:`~physeval.errors.ModelError` to the stage, which leaves that record unfinished so a
@@ -73,8 +77,9 @@ class JsonCaller:
     """Asks models for schema-checked JSON; counts requests and cache hits per stage."""
 
     def __init__(self, store: BuildStore, cache: ResponseCache | None, prompts: Prompts, *, seed: int = 0,
-                 reply_attempts: int = 3) -> None:
+                 reply_attempts: int = 3, json_mode: bool = False) -> None:
         self.store = store
+        self.extra_body = {"response_format": {"type": "json_object"}} if json_mode else None
         self.cache = cache
         self.prompts = prompts
         self.seed = seed
@@ -89,7 +94,7 @@ class JsonCaller:
         reply: str | None = None
         reason = ""
         for attempt in range(self.reply_attempts):
-            completion, cached = await self.complete(role, messages, stage=stage,
+            completion, cached = await self.complete(role, messages, stage=stage, extra_body=self.extra_body,
                                                      seed=derived_seed(self.seed, stage, key, round, attempt))
             reply = completion.text
             value, reason = parse_reply(reply, schema)
@@ -104,10 +109,13 @@ class JsonCaller:
                      self.reply_attempts)
 
     async def complete(self, role: Role, messages: list[dict[str, Any]], *, stage: str, seed: int | None,
-                       sample: int = 0, top_p: float = 1.0) -> tuple[Completion, bool]:
+                       sample: int = 0, top_p: float = 1.0,
+                       extra_body: dict[str, Any] | None = None) -> tuple[Completion, bool]:
         """One completion for ``messages`` from the cache or the model; ``(completion, was_cached)``."""
         params: dict[str, Any] = {"temperature": role.temperature, "top_p": top_p, "max_tokens": role.max_tokens,
                                   "seed": seed}
+        if extra_body:
+            params["extra_body"] = extra_body
         key = cache_key(role.model.cache_identity, messages, params, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -131,13 +139,9 @@ class CachedModel:
 
     def __init__(self, model: Model, caller: JsonCaller, stage: str) -> None:
         self.model = model
+        self.name = model.name
         self.caller = caller
         self.stage = stage
-
-    @property
-    def name(self) -> str:
-        """The wrapped model's name."""
-        return self.model.name
 
     @property
     def cache_identity(self) -> str:
@@ -146,11 +150,12 @@ class CachedModel:
 
     async def generate(self, messages: list[dict[str, Any]], *, n: int = 1, temperature: float = 0.0,
                        top_p: float = 1.0, max_tokens: int | None = None, seed: int | None = None,
-                       stop: list[str] | None = None) -> list[Completion]:
-        """One completion (``n`` must be 1), from the cache when it holds this request."""
+                       stop: list[str] | None = None, extra_body: dict[str, Any] | None = None) -> list[Completion]:
+        """One completion, from the cache when it holds this request (several, or stop strings: uncached)."""
         if n != 1 or stop:
             return await self.model.generate(messages, n=n, temperature=temperature, top_p=top_p,
-                                             max_tokens=max_tokens, seed=seed, stop=stop)
+                                             max_tokens=max_tokens, seed=seed, stop=stop, extra_body=extra_body)
         role = Role(self.stage, self.model, temperature, max_tokens)
-        completion, _ = await self.caller.complete(role, messages, stage=self.stage, seed=seed, top_p=top_p)
+        completion, _ = await self.caller.complete(role, messages, stage=self.stage, seed=seed, top_p=top_p,
+                                                   extra_body=extra_body)
         return [completion]

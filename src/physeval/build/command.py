@@ -84,6 +84,8 @@ def add_build_parser(sub: Any) -> None:
     sampling.add_argument("--temperature", type=float, help="generator temperature (default 0.7)")
     sampling.add_argument("--solver-temperature", type=float, help="solver temperature (default 0)")
     sampling.add_argument("--max-tokens", type=int, help="reply budget of every request (default: the server's)")
+    sampling.add_argument("--json-mode", action="store_true", default=None,
+                          help="ask servers for a JSON object (response_format) in the JSON stages")
     sampling.add_argument("--max-connections", type=int, help="requests in flight at once (default 8)")
     sampling.add_argument("--no-cache", action="store_true", default=None, help="bypass the response cache")
     scenes.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -121,7 +123,7 @@ def _options(values: dict[str, Any]) -> Any:
     from physeval.errors import OptionError
 
     kwargs: dict[str, Any] = {k: values[k] for k in (*_INTS, *_FLOATS) if values.get(k) is not None}
-    for name in ("taxonomy", "sandbox", "judge_mode"):
+    for name in ("taxonomy", "sandbox", "judge_mode", "json_mode"):
         if values.get(name) is not None:
             kwargs[name] = values[name]
     if values.get("concepts"):

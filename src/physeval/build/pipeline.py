@@ -65,6 +65,7 @@ class BuildOptions:
         temperature: Sampling temperature of the generator (checker and reviewer use 0).
         solver_temperature: Sampling temperature of the solver.
         max_tokens: Reply budget of every request (``None``: the server's).
+        json_mode: Ask servers for a JSON object (``response_format``) in the JSON stages.
         max_connections: Requests in flight at once (not recorded: it never changes the output).
         prompts: ``(stage, file)`` pairs replacing shipped prompts.
     """
@@ -92,6 +93,7 @@ class BuildOptions:
     temperature: float = 0.7
     solver_temperature: float = 0.0
     max_tokens: int | None = None
+    json_mode: bool = False
     max_connections: int = 8
     prompts: tuple[tuple[str, str], ...] = ()
 
@@ -223,7 +225,8 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
         _check_settings(store, options.settings(), models.names())
         if invocation is not None:
             store.set_meta("invocation", invocation)
-        caller = JsonCaller(store, response_cache, prompts, seed=options.seed, reply_attempts=options.reply_attempts)
+        caller = JsonCaller(store, response_cache, prompts, seed=options.seed, reply_attempts=options.reply_attempts,
+                            json_mode=options.json_mode)
         roles: dict[str, Role] = {}
         if models.generator is not None:
             roles["generator"] = Role("generator", models.generator, options.temperature, options.max_tokens)
