@@ -206,3 +206,32 @@ def test_combined_items_show_both_cues(tmp_path: Path) -> None:
         edits = item.meta["perturbations"]
         assert len(edits) == 2 and len({e["kind"] for e in edits}) == 2
         assert all(e["after"] in item.meta["partial_solution"] for e in edits if e["after"])
+
+
+def test_two_models_side_by_side_per_kind(tmp_path: Path) -> None:
+    from physeval.evaluate import RunSpec, run
+    from physeval.report.compare import compare_runs
+
+    options = {"data": str(_data(tmp_path)), "perturbations": "delete_constant", "grading_processes": 0}
+    items = get_task("phybench-poison", **options).load()
+    carried = {i.meta["partial_solution"]: i.meta["implied_answer"] for i in items}
+    reference = {i.meta["partial_solution"]: i.answer for i in items}
+
+    def carries(request):  # type: ignore[no-untyped-def]
+        return Reply.text(next(f"\\boxed{{{v}}}" for k, v in carried.items() if k in request.prompt))
+
+    def repairs(request):  # type: ignore[no-untyped-def]
+        answer = next(v for k, v in reference.items() if k in request.prompt)
+        return Reply.text(f"That step has a mistake; it should keep the constant. \\boxed{{{answer}}}")
+
+    dirs = []
+    for name, script in (("carries", carries), ("repairs", repairs)):
+        summary, _ = run(RunSpec(task="phybench-poison", task_options=options, model=ScriptedModel(script, name=name),
+                                 config=RunConfig(preflight=False), run_dir=tmp_path / name, show_progress=False))
+        dirs.append(tmp_path / name)
+    keys, summaries = compare_runs(dirs, breakdowns=True)
+    values = {key.label: [key.lookup(s)["value"] for s in summaries] for key in keys}
+    assert values["superficial_rate"] == [1.0, 0.0] and values["genuine_rate"] == [0.0, 1.0]
+    assert values["accuracy"] == [0.0, 1.0]
+    per_kind = [label for label in values if "delete_constant" in label and "superficial_rate" in label]
+    assert per_kind and values[per_kind[0]] == [1.0, 0.0]
