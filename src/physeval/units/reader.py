@@ -21,6 +21,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from physeval.units.convert import unit_to_si
+from physeval.units.dimension import unit_dimension
 from physeval.units.registry import registry
 
 __all__ = [
@@ -114,6 +116,11 @@ _JUXTAPOSE = re.compile(r"(?<=[A-Za-zµΩ_)\d])\s+(?=[A-Za-zµΩ(])|(?<=[A-Za-z�
 _UNIT_CHARS = re.compile(r"^[A-Za-zµΩ_*/()\d.\-+ ]+$")
 
 
+def _exponent(match: re.Match[str]) -> str:
+    power = match.group(1) or match.group(2) or match.group(3)
+    return "**" + re.sub(r"\s+", "", power).replace("−", "-")
+
+
 @lru_cache(maxsize=4096)
 def normalize_unit_text(text: str) -> str:
     """LaTeX, plain or Chinese unit text -> a pint expression string (``""`` when nothing is left).
@@ -142,7 +149,7 @@ def normalize_unit_text(text: str) -> str:
     s = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
     s = re.sub(r"\\(?:cdot|times|bullet|ast)\b|[·⋅×•]", "*", s)
     s = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+", lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
-    s = _EXPONENT.sub(lambda m: "**" + re.sub(r"\s+", "", (m.group(1) or m.group(2) or m.group(3))).replace("−", "-"), s)
+    s = _EXPONENT.sub(_exponent, s)
     s = s.replace("{", " ").replace("}", " ").replace("\\", " ")
     s = re.sub(r"µ\s+", "µ", s)
     s = re.sub(r"\s*\*\*\s*", "**", s)
@@ -198,9 +205,6 @@ def pint_unit_string(text: str) -> str | None:
     (``\\alpha``, a cut-off ``\\mat``) means "not a unit", ``/cm^{3}`` is per cubic centimetre,
     and the unit must convert to SI.
     """
-    from physeval.units.convert import unit_to_si
-    from physeval.units.dimension import unit_dimension
-
     if _UNIT_COMMANDS.search(text):
         return None
     expr = normalize_unit_text(text)
