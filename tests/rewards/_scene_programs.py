@@ -48,7 +48,8 @@ QUESTIONS = sys.argv[2:] or ["Does the ball bounce?"]
 for i in range(15):
     img = np.full((96, 128, 3), 240, np.uint8)
     cv2.putText(img, "YES: all questions true", (2, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
-    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 80), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
+    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 80), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1)
+    img[90:96, : 8 * (i + 1)] = (0, 0, 0)  # a clock bar: the frames differ, nothing physical moves
     writer.append_data(img)
 writer.close()
 """
@@ -58,8 +59,9 @@ import cv2
 for i in range(15):
     img = np.full((96, 128, 3), 240, np.uint8)
     cv2.circle(img, (64, 48), 10, (30, 90, 200), -1)  # the ball, never moving
-    cv2.line(img, (0, 60), (127, 60), (0, 0, 0), 1)   # the floor
-    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1)
+    cv2.line(img, (0, 60), (127, 60), (0, 0, 0), 2)   # the floor
+    cv2.putText(img, f"t = {i / 10:.1f} s", (2, 80), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1)
+    img[90:96, : 8 * (i + 1)] = (0, 0, 0)  # a clock bar: the frames differ, the ball does not move
     writer.append_data(img)
 writer.close()
 """

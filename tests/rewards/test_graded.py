@@ -25,7 +25,8 @@ def test_symbolic_reward_with_and_without_partial_credit() -> None:
     ref = r"2mg+4\frac{mv_0^2}{l}"  # PHYBench's published example: the answer doubles the wrong term
     assert symbolic_reward(r"\boxed{2m g + 4 m v_0^2/l}", ref) == 1.0
     assert symbolic_reward(r"\boxed{2mg+2\frac{mv_0^2}{l}}", ref) == 0.0
-    assert symbolic_reward(r"\boxed{2mg+2\frac{mv_0^2}{l}}", ref, partial_credit=True) == pytest.approx(0.4667, abs=1e-3)
+    credit = symbolic_reward(r"\boxed{2mg+2\frac{mv_0^2}{l}}", ref, partial_credit=True)
+    assert credit == pytest.approx(0.4667, abs=1e-3)
 
 
 def test_trl_signature_reads_dataset_columns_and_chat_completions() -> None:
