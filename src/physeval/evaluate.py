@@ -148,12 +148,12 @@ def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
     config = spec.config
     task_obj = spec.task if isinstance(spec.task, Task) else get_task(spec.task, **spec.task_options)
     if spec.model is None or isinstance(spec.model, str):
-        model_label = spec.model_label or spec.model or DEFAULT_MODEL
+        model_label: str = spec.model_label or spec.model or DEFAULT_MODEL
         model_obj = model_from_spec(spec.model or DEFAULT_MODEL, base_url=spec.base_url, api_key=spec.api_key,
                                     timeout=spec.request_timeout,
                                     max_attempts=spec.max_attempts)
     else:
-        model_label, model_obj = spec.model_label or getattr(spec.model, "name", "model"), spec.model
+        model_label, model_obj = spec.model_label or str(getattr(spec.model, "name", "model")), spec.model
     if spec.problems is None:
         problems = load_problems(task_obj)  # before anything is written: a task that cannot load leaves no run dir
         _report_load(task_obj)
@@ -302,7 +302,7 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
         "wall_s": round(sum(s.get("wall_s", 0.0) for s in sessions), 3),
         "sessions": len(sessions),
         "tokens": token_totals(r.usage for r in rows),
-        **(task.provenance() if callable(getattr(task, "provenance", None)) else {}),  # e.g. scenes: sandbox lock
+        **_task_provenance(task),  # e.g. scenes: the sandbox interpreter's lock file
         **({"settings_history": settings_history} if settings_history else {}),
         **({"regrades": regrades} if regrades else {}),
     }
@@ -313,6 +313,12 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
         summary["cost"] = {"price_in": price_in or 0.0, "price_out": price_out or 0.0, "total_usd": round(total, 6)}
     write_summary(run_dir, summary)
     return summary
+
+
+def _task_provenance(task: Task) -> dict[str, Any]:
+    """What a task adds to the provenance (its optional ``provenance()`` hook)."""
+    hook = getattr(task, "provenance", None)
+    return dict(hook()) if callable(hook) else {}
 
 
 @dataclass

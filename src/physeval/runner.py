@@ -229,7 +229,7 @@ async def run_task(
     :class:`RunAborted` is raised.
     """
     owns_store = not isinstance(run_dir, RunStore)
-    store = RunStore(run_dir) if owns_store else run_dir  # type: ignore[arg-type]
+    store = run_dir if isinstance(run_dir, RunStore) else RunStore(run_dir)
     chosen = select_problems(problems if problems is not None else task.load(), config.limit,
                              config.sample_strategy, config.seed or 0)
     items = plan_keys(chosen, config.samples)

@@ -79,7 +79,10 @@ class ModelAPI(Protocol):
     attempt counting and closing from :class:`physeval.models.RetryingModel` for free.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The model's name, as its server knows it."""
+        ...
 
     @property
     def cache_identity(self) -> str:
@@ -95,7 +98,10 @@ class ModelAPI(Protocol):
 class Model(Protocol):
     """What the runner and the judges need from a model backend."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The model's name."""
+        ...
 
     @property
     def cache_identity(self) -> str:

@@ -87,7 +87,7 @@ class Task:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     track: ClassVar[str] = ""
-    dynamic: ClassVar[bool] = False
+    dynamic: bool = False  # a task may decide per instance (bank-symbolic with variants > 1)
     breakdowns: ClassVar[tuple[str, ...]] = ()
     default_prompt: ClassVar[str] = "{question}"
 
@@ -102,6 +102,7 @@ class Task:
         self.options: dict[str, Any] = {f.name: getattr(self.opts, f.name) for f in dataclasses.fields(self.opts)
                                         if f.name not in ("data", "prompt_file")}
         self.system_prompt = _text_or_file(self.opts.system_prompt)
+        self._fewshot_cache: list[tuple[str, str, str]] | None = None
         if self.opts.fewshot < 0:
             raise TaskError(f"fewshot must be 0 or more, not {self.opts.fewshot}")
 
@@ -134,7 +135,7 @@ class Task:
         hash of the problem id, never from the problem's own group."""
         if self.opts.fewshot == 0:
             return []
-        pool = self._fewshot_cache if hasattr(self, "_fewshot_cache") else None
+        pool = self._fewshot_cache
         if pool is None:
             pool = self.fewshot_pool()
             if pool is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 from physeval.errors import DataError, DataNotFoundError
@@ -99,16 +99,15 @@ class JsonlTask(Task):
     def grade(self, problem: Problem, response: str) -> Grade:
         """Numeric or symbolic grading, as ``kind`` says, with answer classes for maj@K."""
         if self.opts.kind == "symbolic":
-            grade = grade_symbolic(response, problem.answer, box=self.opts.box or "first",
-                                   dimensions=problem.meta.get("dimensions"))
-            key = "=reference" if grade.equivalent else ("".join(grade.extracted.split()) if grade.extracted else None)
-        else:
-            grade = grade_numeric(response, problem.answer, problem.question, rel_tol=self.opts.rel_tol,
-                                  strict_format=self.opts.strict_format, box=self.opts.box or "last")
-            key = f"{grade.predicted:.3g}" if grade.predicted is not None else None
-        from dataclasses import replace
-
-        return replace(grade, answer_key=key)
+            symbolic = grade_symbolic(response, problem.answer, box=self.opts.box or "first",
+                                      dimensions=problem.meta.get("dimensions"))
+            key = "=reference" if symbolic.equivalent else (
+                "".join(symbolic.extracted.split()) if symbolic.extracted else None)
+            return replace(symbolic, answer_key=key)
+        numeric = grade_numeric(response, problem.answer, problem.question, rel_tol=self.opts.rel_tol,
+                                strict_format=self.opts.strict_format, box=self.opts.box or "last")
+        key = f"{numeric.predicted:.3g}" if numeric.predicted is not None else None
+        return replace(numeric, answer_key=key)
 
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """The base metrics; ``eed_mean`` too for symbolic data."""

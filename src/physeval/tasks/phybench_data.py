@@ -103,7 +103,7 @@ def load_phybench_hf(dataset_id: str = HF_DATASET_ID) -> list[Problem]:
     Raises ``ImportError`` with an installation hint when ``datasets`` is absent.
     """
     try:
-        from datasets import load_dataset  # type: ignore[import-not-found]
+        from datasets import load_dataset
     except ImportError as exc:
         raise MissingExtraError(
             "loading PHYBench from the Hugging Face hub needs the 'datasets' package: pip install datasets "
