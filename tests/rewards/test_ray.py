@@ -82,3 +82,29 @@ def test_ray_rewards_are_identical_to_local_ones(cluster: LocalRayCluster) -> No
         assert [r.outcome for r in ray_scene] == ["wrong", "error", "rendered", "wrong"]
     finally:
         local.close()
+
+
+def test_the_reward_service_with_the_ray_executor_answers_like_the_local_one(cluster: LocalRayCluster) -> None:
+    import asyncio
+
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("fastapi", reason="the serve extra is not installed")
+    from physeval.rewards.service import ServiceOptions, create_app
+
+    completions = [r"\boxed{2mg+4\frac{mv_0^2}{l}}", r"\boxed{2mg+2\frac{mv_0^2}{l}}", r"\boxed{mg}", "none"]
+    payload = {"id": "ray", "completions": completions, "references": [REF] * 4}
+
+    async def ask(executor: str) -> dict:
+        options = ServiceOptions(track="symbolic", executor=executor, ray_address=cluster.address,  # type: ignore
+                                 ray_node_ip=NODE_IP, symbolic=SymbolicRewardOptions(partial_credit=True))
+        app = create_app(options)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://service", timeout=120) as client:
+                response = await client.post("/score", json=payload)
+                assert response.status_code == 200
+                return response.json()
+
+    on_ray, local = asyncio.run(ask("ray")), asyncio.run(ask("local"))
+    assert on_ray == local
+    assert on_ray["rewards"][0] == 1.0 and on_ray["rewards"][1] == pytest.approx(0.4667, abs=1e-3)
