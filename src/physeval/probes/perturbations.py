@@ -916,8 +916,10 @@ def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation])
         edit = math_edits[0]
         old_rhs = _rhs(_strip_delims(edit.context_before))
         new_rhs = _rhs(_strip_delims(edit.context_after))
-        old_conv = latex_to_sympy(old_rhs)
-        if old_conv.ok and check_equivalence(ref.expr, old_conv.expr).equivalent is True and differs(new_rhs):
+        # a side that states the answer is about the answer's size; longer sides are not converted
+        old_conv = latex_to_sympy(old_rhs) if len(old_rhs) <= 2 * len(reference) + 40 else None
+        if (old_conv is not None and old_conv.ok and check_equivalence(ref.expr, old_conv.expr).equivalent is True
+                and differs(new_rhs)):
             return ImpliedAnswer(new_rhs, "equation",
                                  f"equation {edit.equation} stated the reference answer; its perturbed right side")
     carried = reference
