@@ -187,6 +187,10 @@ def test_bad_options_fail_at_construction(tmp_path: Path) -> None:
         get_task("phybench-poison", data=_data(tmp_path), perturbations="flip_sign")
     with pytest.raises(TaskError, match="truncation"):
         get_task("phybench-poison", data=_data(tmp_path), truncation="middle")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Solve {question}", encoding="utf-8")
+    with pytest.raises(TaskError, match="partial_solution"):
+        get_task("phybench-poison", data=_data(tmp_path), prompt_file=str(prompt))
 
 
 def test_truncation_at_a_fraction(tmp_path: Path) -> None:

@@ -284,6 +284,8 @@ class PhyBenchPoison(SymbolicTask):
             from physeval.probes.prompts import load_prompt
 
             self.prompt_template = load_prompt("poison_continue")
+        elif "{partial_solution}" not in self.prompt_template:
+            raise TaskError(f"prompt file {self.opts.prompt_file} has no {{partial_solution}} placeholder")
         self._judge_prompt: str | None = None
         self.load_report = ""
 
