@@ -91,7 +91,9 @@ def _cell(entry: Mapping[str, Any] | None, scale: float) -> Cell | None:
                 int(entry.get("n") or 0))
 
 
-def _metric(run: Run, name: str, key: str | None = None, value: str | None = None) -> Mapping[str, Any] | None:
+def _metric(run: Run | None, name: str, key: str | None = None, value: str | None = None) -> Mapping[str, Any] | None:
+    if run is None:
+        return None
     if key is None:
         return (run.summary.get("metrics") or {}).get(name)
     return (((run.summary.get("breakdowns") or {}).get(key) or {}).get(value) or {}).get(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,9 +74,10 @@ def completion_tokens(row: SampleRow) -> int | None:
 def reasoning_tokens(row: SampleRow) -> int | None:
     """The reasoning token count from ``usage``, if the server reported one."""
     usage = row.usage or {}
-    value = usage.get("reasoning_tokens")
-    if value is None and isinstance(usage.get("completion_tokens_details"), dict):
-        value = usage["completion_tokens_details"].get("reasoning_tokens")
+    value: Any = usage.get("reasoning_tokens")
+    details: Any = usage.get("completion_tokens_details")
+    if value is None and isinstance(details, dict):
+        value = details.get("reasoning_tokens")
     return int(value) if isinstance(value, (int, float)) else None
 
 

@@ -18,7 +18,7 @@ from typing import Literal
 
 from physeval.analysis.runs import Run, run_labels
 from physeval.errors import UserError
-from physeval.metrics import Metric, item_fraction, reduce_metric
+from physeval.metrics import Metric, SampleOutcome, item_fraction, reduce_metric
 
 __all__ = ["STAGES", "MatchedRun", "MatchedStage", "Stage", "matched_keys", "matched_stage"]
 
@@ -80,7 +80,10 @@ def matched_stage(runs: Sequence[Run], stage: str) -> MatchedStage:
                 metric = reduce_metric(kept, item_fraction())
             else:
                 flag = {"render_rate": "rendered", "playable_rate": "playable"}[name]
-                metric = reduce_metric(kept, item_fraction(lambda o, f=flag: bool((o.grade or {}).get(f))))
+                def reached(o: SampleOutcome, f: str = flag) -> bool:
+                    return bool((o.grade or {}).get(f))
+
+                metric = reduce_metric(kept, item_fraction(reached))
             if metric is not None:
                 metrics.append((name, metric))
         out.append(MatchedRun(label, tuple(metrics)))

@@ -58,7 +58,7 @@ def load_run(run_dir: str | Path) -> Run:
         rows = tuple(store.rows())
         sha = store.get_meta("data_sha256", {}) or {}
     task = str(summary.get("task", ""))
-    variants = {}
+    variants: dict[str, Any] = {}
     for r in rows:
         variants.setdefault(r.problem_id, set()).add(r.variant)
     return Run(path=path, task=task, model=str(summary.get("model", "")), track=_track(task, rows),

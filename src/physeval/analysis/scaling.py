@@ -179,7 +179,8 @@ def expected_majority(samples: Sequence[SampleOutcome], k: int, *, budget: int =
 
 def _curve(outcomes: Sequence[SampleOutcome], K: int, item: Callable[[int], Callable[[Sequence[SampleOutcome]], Any]],
            ) -> tuple[tuple[CurvePoint, ...], dict[str, list[float]]]:
-    points, per_problem = [], {}
+    points: list[CurvePoint] = []
+    per_problem: dict[str, list[float]] = {}
     for k in range(1, K + 1):
         values = problem_values(outcomes, item(k))
         if not values:

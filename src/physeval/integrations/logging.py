@@ -93,7 +93,8 @@ def log_to_wandb(run_dir: str | Path, project: str, *, name: str | None = None, 
     recorded = dict(summary.get("config") or {})
     config = {**recorded, "task": summary.get("task"), "task_config": recorded.get("task"),
               "model": summary.get("model"), "run_dir": str(run_dir)}
-    run = wandb.init(project=project, name=name or _run_name(summary, run_dir), config=config, mode=mode,
+    run = wandb.init(project=project, name=name or _run_name(summary, run_dir), config=config,
+                     mode=mode,  # type: ignore[arg-type]  # the WANDB_MODE value, passed through
                      reinit="create_new")
     try:
         run.log({**values, "samples": wandb.Table(columns=list(SAMPLE_COLUMNS),

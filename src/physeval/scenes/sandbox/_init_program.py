@@ -36,6 +36,7 @@ import stat
 import struct
 import sys
 import time
+from typing import Any
 
 cfg: dict = {}
 status: dict = {}
@@ -52,7 +53,8 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC 
     16384,
 )
 ATTR_RDONLY, ATTR_NOSUID, ATTR_NODEV = 1, 2, 4
-SYSCALLS = {  # pivot_root, mount_setattr, memfd_create, memfd_secret, userfaultfd, io_uring_setup
+# pivot_root, mount_setattr, memfd_create, memfd_secret, userfaultfd, io_uring_setup
+SYSCALLS: dict[str, Any] | None = {
     "x86_64": {
         "pivot_root": 155,
         "mount_setattr": 442,
@@ -201,6 +203,7 @@ def build_root(spec):
 
 def seccomp_filter():
     """A classic-BPF filter: refuse the denied calls and any foreign ABI with EPERM."""
+    assert SYSCALLS is not None, "seccomp_filter is only called on a known machine"
     deny = SYSCALLS["deny"]
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     errno_eperm, allow = 0x00050000 | 1, 0x7FFF0000
