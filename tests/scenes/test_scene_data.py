@@ -9,6 +9,8 @@ import pytest
 
 from physeval.scenes.data import (
     VerificationQuestion,
+    clean_scenario,
+    domain_of_concept,
     load_simuscene,
     parse_scene_record,
     questions_of,
@@ -138,3 +140,85 @@ def test_unreadable_files_raise_clearly(tmp_path: Path) -> None:
     scalar.write_text("42")
     with pytest.raises(ValueError, match="expected a JSON list"):
         load_simuscene(scalar)
+
+
+# ----------------------------------------------------------------- the layouts of released records
+
+
+def test_the_flat_question_layout_agentfly_reads_loads_like_the_nested_one() -> None:
+    nested = _record(id="n")
+    flat = _record(id="f", summarize="A table, a ball leaving its edge, a parabolic fall.",
+                   vlm_questions=nested["vlm_questions"]["vlm_questions"])
+    load = scene_records_to_problems([nested, flat])
+    assert load.dropped == 0
+    n, f = load.problems
+    assert (n.meta["question_layout"], f.meta["question_layout"]) == ("nested", "flat")
+    assert n.meta["questions"] == f.meta["questions"] and f.meta["summarize"] == n.meta["summarize"]
+    bare = parse_scene_record({"question": "q", "vlm_questions": [{"question": "Does it move?"}]}, 0)
+    assert bare is not None and bare.meta["summarize"] == "" and questions_of(bare)[0].index == "1"
+
+
+def test_an_empty_flat_list_is_dropped_naming_the_field() -> None:
+    load = scene_records_to_problems([_record(vlm_questions=[])])
+    assert load.dropped == 1 and "'vlm_questions' must be a non-empty list" in load.messages[0]
+
+
+def test_the_authors_vlm_result_key_is_read_as_the_nested_block() -> None:
+    record = _record(id="v")
+    record["vlm_result"] = record.pop("vlm_questions")
+    problem = parse_scene_record(record, 0)
+    assert problem is not None and len(problem.meta["questions"]) == 4
+
+
+@pytest.mark.parametrize(("raw", "clean"), [
+    ('\n\n  "A ball rolls off a table."  \n', "A ball rolls off a table."),
+    ('"\\"A ball\\" rolls off a table."', '"A ball" rolls off a table.'),   # a JSON-encoded string
+    ("\u201cA ball rolls.\u201d", "A ball rolls."),
+    ("'A ball rolls.'", "A ball rolls."),
+    ('"Stop," she said. "Now."', '"Stop," she said. "Now."'),               # a quotation, not a wrapper
+    ("A  ball\trolls.   \n\n\n\nIt stops. ", "A ball rolls.\n\nIt stops."),
+    ("A ball rolls.", "A ball rolls."),
+])
+def test_scenario_text_is_cleaned_before_prompting(raw: str, clean: str) -> None:
+    assert clean_scenario(raw) == clean
+    problem = parse_scene_record(_record(question=raw), 0)
+    assert problem is not None and problem.question == clean
+
+
+def test_a_scenario_that_is_only_quotes_is_dropped() -> None:
+    load = scene_records_to_problems([_record(question='  ""  ')])
+    assert load.dropped == 1 and "'question'" in load.messages[0]
+
+
+# ----------------------------------------------------------------- domains from concepts
+
+
+@pytest.mark.parametrize(("concept", "domain"), [
+    ("projectile motion", "mechanics"),                       # a taxonomy concept, exactly
+    ("Projectile Motion with air resistance", "mechanics"),   # most of its words
+    ("Snell's law refraction", "optics"),
+    ("kinetic theory of gases", "thermodynamics"),             # plurals folded
+    ("buoyancy force", "fluid mechanics"),
+    ("Electromagnetism", "electromagnetism"),                 # a domain name itself
+    ("Doppler effect", None),                                 # not in the taxonomy: no guess
+    ("law", None),                                            # too little to tell
+])
+def test_concepts_map_to_the_papers_five_domains(concept: str, domain: str | None) -> None:
+    assert domain_of_concept(concept) == domain
+
+
+def test_a_record_without_a_domain_gets_it_from_its_concept() -> None:
+    mapped = parse_scene_record(_record(domain=None, concept="elastic collision"), 0)
+    kept = parse_scene_record(_record(domain="Optics", concept="elastic collision"), 1)
+    unknown = parse_scene_record(_record(domain=None, concept="Doppler effect"), 2)
+    assert mapped is not None and kept is not None and unknown is not None
+    assert (mapped.meta["domain"], mapped.meta["domain_source"]) == ("mechanics", "concept")
+    assert (kept.meta["domain"], kept.meta["domain_source"]) == ("optics", "record")
+    assert (unknown.meta["domain"], unknown.meta["domain_source"]) == (None, None)
+
+
+def test_the_mapping_reads_the_build_taxonomy_not_a_copy() -> None:
+    from physeval.build.taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    assert all(domain_of_concept(c.name) == c.domain.lower() for c in taxonomy.concepts)

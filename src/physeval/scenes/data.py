@@ -7,6 +7,19 @@ A SimuScene record (JSON list or JSONL, one record per line) looks like::
                        "vlm_questions": [{"index": "1", "question": "...", "weight": 1.0}, ...]},
      "concept": "elastic collision", "domain": "Mechanics", "id": "mech-17"}
 
+Two question layouts are read: the *nested* one above, and the *flat* one AgentFly's rewards
+also read, where ``vlm_questions`` is the list itself (``"vlm_questions": [{"index", "question",
+"weight"}, ...]``; the description, if any, is the record's own ``summarize``). The nested block
+may also be named ``vlm_result`` (the key the SimuScene authors' judge script reads). The layout
+read is kept in ``meta["question_layout"]`` (``nested`` or ``flat``).
+
+The scenario text is cleaned before it is prompted (:func:`clean_scenario`): the released
+records pad it with blank space and wrap it in quotes (sometimes as a JSON-encoded string).
+
+Records without a ``domain`` get one from their ``concept`` through the build pipeline's
+taxonomy (:mod:`physeval.build.taxonomy`, the paper's five domains), so per-domain breakdowns
+cover them; ``meta["domain_source"]`` says ``record``, ``concept`` or ``None`` (no domain).
+
 Rules (each applied per record, so one bad record never stops a load):
 
 * ``enableAnnotator == "No"`` (any case) -> the record is *skipped* and counted; a missing
@@ -19,27 +32,30 @@ Rules (each applied per record, so one bad record never stops a load):
   an ``index`` gets its 1-based position; a missing ``weight`` is 1.0.
 
 Problems get ``id`` = the record's ``id`` (as a string) or its 0-based position in the file,
-``answer = ""`` and ``meta = {level, domain, concept, summarize, questions}`` where
-``questions`` is a list of ``{index, question, weight}`` dicts. ``domain`` is lower-cased so
-per-domain breakdowns do not split on capitalisation.
+``answer = ""`` and ``meta = {level, domain, concept, summarize, questions, question_layout,
+domain_source}`` where ``questions`` is a list of ``{index, question, weight}`` dicts.
+``domain`` is lower-cased so per-domain breakdowns do not split on capitalisation.
 """
 
 from __future__ import annotations
 
-from physeval.errors import DataError, DataNotFoundError  # noqa: F401
-
+import functools
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from physeval.errors import DataError, DataNotFoundError  # noqa: F401
 from physeval.problems import Problem
 
 __all__ = [
     "VerificationQuestion",
     "SceneLoad",
+    "clean_scenario",
+    "domain_of_concept",
     "SceneRecordError",
     "load_simuscene",
     "parse_scene_record",
@@ -157,11 +173,18 @@ def parse_scene_record(record: Any, position: int) -> Problem | None:
     if not isinstance(record, Mapping):
         raise SceneRecordError(f"expected a JSON object, got {type(record).__name__}")
     scenario = record.get("question")
-    if not isinstance(scenario, str) or not scenario.strip():
+    if isinstance(scenario, str):
+        scenario = clean_scenario(scenario)
+    if not isinstance(scenario, str) or not scenario:
         raise SceneRecordError("missing or empty 'question' (the scenario text)")
     block = record.get("vlm_questions")
+    if block is None:
+        block = record.get("vlm_result")
+    layout = "flat" if isinstance(block, list) else "nested"
+    if layout == "flat":
+        block = {"summarize": record.get("summarize", ""), "vlm_questions": block}
     if not isinstance(block, Mapping):
-        raise SceneRecordError("missing 'vlm_questions' object")
+        raise SceneRecordError("missing 'vlm_questions' object (or list of questions)")
     enabled = block.get("enableAnnotator", "Yes")
     if not isinstance(enabled, (str, bool)):
         raise SceneRecordError(f"'enableAnnotator' must be 'Yes' or 'No', got {enabled!r}")
@@ -175,7 +198,8 @@ def parse_scene_record(record: Any, position: int) -> Problem | None:
         summarize = ""
     if not isinstance(summarize, str):
         raise SceneRecordError("'summarize' must be a string")
-    questions = _parse_questions(block.get("vlm_questions"))
+    questions = _parse_questions(block.get("vlm_questions"),
+                                 "'vlm_questions'" if layout == "flat" else "'vlm_questions.vlm_questions'")
     level = _parse_level(record.get("Level", record.get("level")))
     rid = record.get("id")
     if rid is None or (isinstance(rid, str) and not rid.strip()):
@@ -184,14 +208,22 @@ def parse_scene_record(record: Any, position: int) -> Problem | None:
         pid = str(rid).strip()
     else:
         raise SceneRecordError(f"'id' must be a string or an integer, got {type(rid).__name__}")
+    domain = _optional_text(record, "domain", lower=True)
+    concept = _optional_text(record, "concept")
+    source = "record" if domain else None
+    if domain is None and concept is not None:
+        domain = domain_of_concept(concept)
+        source = "concept" if domain else None
     meta = {
         "level": level,
-        "domain": _optional_text(record, "domain", lower=True),
-        "concept": _optional_text(record, "concept"),
+        "domain": domain,
+        "concept": concept,
         "summarize": summarize.strip(),
         "questions": [q.to_dict() for q in questions],
+        "question_layout": layout,
+        "domain_source": source,
     }
-    return Problem(id=pid, question=scenario.strip(), answer="", meta=meta)
+    return Problem(id=pid, question=scenario, answer="", meta=meta)
 
 
 def questions_of(problem_or_meta: Problem | Mapping[str, Any]) -> list[VerificationQuestion]:
@@ -239,9 +271,9 @@ def _is_positioned(item: Any) -> bool:
     return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], int)
 
 
-def _parse_questions(raw: Any) -> list[VerificationQuestion]:
+def _parse_questions(raw: Any, where: str) -> list[VerificationQuestion]:
     if not isinstance(raw, list) or not raw:
-        raise SceneRecordError("'vlm_questions.vlm_questions' must be a non-empty list")
+        raise SceneRecordError(f"{where} must be a non-empty list")
     out: list[VerificationQuestion] = []
     seen: set[str] = set()
     for pos, item in enumerate(raw, start=1):
@@ -302,3 +334,100 @@ def _optional_text(record: Mapping[str, Any], key: str, *, lower: bool = False) 
     if not value:
         return None
     return value.lower() if lower else value
+
+
+_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb"}
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def clean_scenario(text: str) -> str:
+    """The scenario text as a model should see it: padding and wrapping quotes removed.
+
+    A JSON-encoded string (``"\"A ball ...\""``) is decoded; a pair of matching quotes
+    (straight, curly or guillemets) around the whole text is removed when the quote does not
+    occur inside it (so a text that merely begins and ends with a quotation keeps it), up to
+    three times; runs of spaces and tabs become one space, line ends lose trailing space, and
+    more than one blank line becomes one. A clean text is returned unchanged.
+    """
+    out = text.replace("\r\n", "\n").strip()
+    for _ in range(3):
+        if len(out) >= 2 and out[0] == '"' == out[-1]:
+            try:
+                decoded = json.loads(out)
+            except json.JSONDecodeError:
+                decoded = None
+            if isinstance(decoded, str):
+                out = decoded.strip()
+                continue
+        closing = _QUOTE_PAIRS.get(out[:1])
+        if closing and len(out) >= 2 and out.endswith(closing) and out[0] not in out[1:-1] \
+                and closing not in out[1:-1]:
+            out = out[1:-1].strip()
+            continue
+        break
+    lines = [_SPACES.sub(" ", line).strip() for line in out.split("\n")]
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+# words that name no physics on their own ("Lenz's law" and "ideal gas law" share only "law")
+_STOPWORDS = frozenset({"a", "an", "and", "the", "of", "in", "on", "to", "with", "for", "by", "at", "its", "s",
+                        "law", "principle", "effect", "theorem", "rule"})
+
+
+def _words(text: str) -> frozenset[str]:
+    out = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower().replace("'s", "").replace("\u2019s", "")):
+        if word in _STOPWORDS:
+            continue
+        if word.endswith("ies") and len(word) > 4:
+            word = word[:-3] + "y"
+        elif word.endswith(("ses", "xes")) and len(word) > 4:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+            word = word[:-1]
+        out.add(word)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _taxonomy_index() -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """``(domain, concept slug, concept words)`` of the shipped taxonomy (YAML read once, on first use)."""
+    try:
+        from physeval.build.taxonomy import load_taxonomy
+    except ImportError:  # pragma: no cover - PyYAML is a core dependency
+        return ()
+    taxonomy = load_taxonomy()
+    rows = [(c.domain.lower(), c.slug, _words(c.name)) for c in taxonomy.concepts]
+    rows += [(d.lower(), re.sub(r"[^a-z0-9]+", "-", d.lower()).strip("-"), _words(d)) for d in taxonomy.domains]
+    return tuple(rows)
+
+
+@functools.lru_cache(maxsize=4096)
+def domain_of_concept(concept: str) -> str | None:
+    """The taxonomy domain a concept name belongs to, or ``None`` when it cannot be told.
+
+    Matching, on the build pipeline's taxonomy (the paper's five domains): the same slug as a
+    taxonomy concept (or a domain name itself); otherwise the concept whose words overlap most
+    (Dice coefficient over content words, plurals folded and words like "law" left out, at
+    least 0.5), provided no concept of
+    another domain scores as high. Pure and cached; a concept the taxonomy does not cover is
+    ``None`` (its records stay out of the per-domain breakdown rather than guess).
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", concept.lower().replace("'", "").replace("\u2019", "")).strip("-")
+    index = _taxonomy_index()
+    for domain, concept_slug, _ in index:
+        if slug == concept_slug:
+            return domain
+    words = _words(concept)
+    if not words:
+        return None
+    best: dict[str, float] = {}
+    for domain, _, taxonomy_words in index:
+        if taxonomy_words:
+            score = 2 * len(words & taxonomy_words) / (len(words) + len(taxonomy_words))
+            best[domain] = max(best.get(domain, 0.0), score)
+    ranked = sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+    if not ranked or ranked[0][1] < 0.5 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    return ranked[0][0]

@@ -70,6 +70,10 @@ class SceneOptions(TaskOptions):
     executor: Literal["local", "ray"] = option("local", "scene: where renders run")
     code_pick: Literal["first", "last", "longest"] = option("first", "scene: which fenced python block is the program")
     sandbox: str = option("auto", "scene: sandbox backend (auto, bwrap, namespaces, none)")
+    protocol: Literal["physeval", "simuscene"] = option(
+        "physeval", "scene: judge protocol: physeval's own, or SimuScene's as published (its judge prompt and "
+                    "AgentFly's 'Not sure' + confidence rule)")
+    judge_plain_text: bool = option(False, "scene: ask judges for plain text, not structured output first")
 
 
 class SceneTask(Task):
@@ -79,7 +83,9 @@ class SceneTask(Task):
     ``judge_base_url``, ``judge_mode`` (``frames``/``video``/``text``; ``judge_video`` = video),
     ``judge_frames`` (16), ``aggregation`` (``binary``/``ratio``), ``render_timeout`` (120 s),
     ``render_workers`` (2), ``executor`` (``local``/``ray``), ``code_pick`` (``first``),
-    ``sandbox`` (``auto``; or ``bwrap``, ``namespaces``, ``none``: see :mod:`physeval.scenes.sandbox`).
+    ``sandbox`` (``auto``; or ``bwrap``, ``namespaces``, ``none``: see :mod:`physeval.scenes.sandbox`),
+    ``protocol`` (``physeval``/``simuscene``: see :mod:`physeval.scenes.judge.protocol`),
+    ``judge_plain_text`` (judges are asked for structured output first unless set).
     """
 
     Options: ClassVar[type[TaskOptions]] = SceneOptions
@@ -169,7 +175,7 @@ class SceneTask(Task):
             questions=problem.meta.get("questions") or [], judges=judges, video_path=render.video_path,
             mode=self.judge_mode, aggregation=self.opts.aggregation,
             n_frames=self.opts.judge_frames, summarize=problem.meta.get("summarize"),
-            scenario=problem.question,
+            scenario=problem.question, protocol=self.opts.protocol, structured=not self.opts.judge_plain_text,
         )
         return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
                           score=verdict.score, judged=True, judge=verdict.to_dict(),
@@ -184,7 +190,8 @@ class SceneTask(Task):
             raise TaskError("--judge-mode text needs at least one --judge")
         verdict = await judge_video(questions=problem.meta.get("questions") or [], judges=judges, code=code,
                                     mode="text", aggregation=self.opts.aggregation,
-                                    summarize=problem.meta.get("summarize"), scenario=problem.question)
+                                    summarize=problem.meta.get("summarize"), scenario=problem.question,
+                                    protocol=self.opts.protocol, structured=not self.opts.judge_plain_text)
         per_question = verdict.per_question
         executes, saves = bool(per_question.get("executes")), bool(per_question.get("saves_video"))
         return SceneGrade(correct=verdict.correct, outcome=verdict.outcome, reason=verdict.reason,
@@ -213,6 +220,22 @@ class SceneTask(Task):
                         max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 
+    # -- provenance -----------------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        """The base options plus the SHA-256 of the sandbox interpreter's lock file (``None``
+        without one), so a resume with other render packages is caught and summaries record it."""
+        return {**super().config(), "sandbox_lock_sha256": self.sandbox_lock()["sha256"]}
+
+    def sandbox_lock(self) -> dict[str, Any]:
+        """``{"python", "lock_file", "sha256"}`` of the render interpreter (see :mod:`physeval.scenes.sandbox.lock`)."""
+        from physeval.scenes.sandbox.lock import sandbox_lock
+
+        return sandbox_lock()
+
+    def provenance(self) -> dict[str, Any]:
+        """Extra provenance for ``summary.json``: the render interpreter and its lock file's hash."""
+        return {"sandbox": self.sandbox_lock()}
+
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level."""
@@ -228,7 +251,9 @@ class SceneTask(Task):
 
 def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     """Rates of the render stages and accuracy, reduced per item then per problem like every
-    metric (see :mod:`physeval.metrics`); judge cost per judged sample, over judged samples only."""
+    metric (see :mod:`physeval.metrics`); ``judge_ratio``, the mean fraction of questions judged
+    true (``--aggregation ratio``'s score; unjudged samples count 0); judge cost per judged
+    sample, over judged samples only."""
     def flag(name: str) -> Callable[[SampleOutcome], bool]:
         return lambda o: bool((o.grade or {}).get(name))
 
@@ -238,6 +263,10 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     judged = [o for o in outcomes if (o.grade or {}).get("judged")]
     if judged:
         metrics |= rate_metrics(outcomes, "accuracy", lambda o: o.correct)
+        # --aggregation ratio's number, whatever the aggregation: the weighted fraction of questions judged
+        # true, 0 for a sample that was not judged (it showed nothing), reduced as accuracy is
+        ratios = [replace(o, score=float(((o.grade or {}).get("judge") or {}).get("ratio") or 0.0)) for o in outcomes]
+        metrics |= mean_score_metric(ratios, "judge_ratio")
         for name, field_name in (("judge_tokens_per_judged_sample", "judge_tokens"),
                                  ("judge_seconds_per_judged_sample", "judge_seconds")):
             cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
