@@ -79,7 +79,7 @@ def sample_frames(
     if not Path(path).is_file():
         return []
     params = {"n": n, "max_side": max_side, "quality": quality}
-    data, failure = run_media_child("frames", path, bounds or VideoBounds(), params)
+    data, failure = run_media_child("physeval.scenes.frames:frames_job", path, bounds or VideoBounds(), params)
     if failure is not None or not isinstance(data, list):
         return []
     return [
@@ -164,3 +164,8 @@ def _to_frame(frame: Any, index: int, time_s: float, max_side: int, quality: int
         width=width,
         height=height,
     )
+
+
+def frames_job(path: str, limits: dict[str, Any], **params: Any) -> list[dict[str, Any]]:
+    """The sampling as a media-child job (see :func:`physeval.scenes.video.run_media_child`)."""
+    return frames_in_process(path, VideoBounds(**limits), **params)

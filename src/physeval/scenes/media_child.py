@@ -16,6 +16,7 @@ a fresh interpreter with the same limits instead: slower, never less bounded.
 from __future__ import annotations
 
 import atexit
+import importlib
 import json
 import os
 import queue
@@ -37,13 +38,16 @@ _count_lock = threading.Lock()
 _started: list[_Server] = []
 
 
-def run_bounded(task: str, path: str, limits: dict[str, Any], params: dict[str, Any]) -> tuple[Any, str | None]:
-    """Run ``task`` (``probe`` or ``frames``) on ``path`` in a bounded child: ``(result, failure)``.
+def run_bounded(target: str, path: str, limits: dict[str, Any], params: dict[str, Any]) -> tuple[Any, str | None]:
+    """Run the job ``target`` on ``path`` in a bounded child: ``(result, failure)``.
 
-    ``limits`` holds ``memory_bytes``, ``cpu_s`` and ``wall_s`` (and is passed on to the task
-    as its bounds). Never raises for the video's content.
+    ``target`` names the job as ``"physeval.module:function"``; it is called as
+    ``function(path, limits, **params)`` in the child and must return JSON-ready data. This
+    module knows no job: the caller names it, so the dependency runs one way (video and frames
+    use this executor, never the reverse). ``limits`` holds ``memory_bytes``, ``cpu_s`` and
+    ``wall_s`` (and is passed on to the job as its bounds). Never raises for the video's content.
     """
-    request = {"task": task, "path": path, "limits": limits, "params": params}
+    request = {"target": target, "path": path, "limits": limits, "params": params}
     server = _acquire()
     if server is not None:
         try:
@@ -133,12 +137,10 @@ def serve() -> None:
     import numpy  # noqa: F401
     import PIL.Image  # noqa: F401
 
-    import physeval.scenes.frames
-    import physeval.scenes.video  # noqa: F401
-
     for line in sys.stdin:
         try:
             request = json.loads(line)
+            _job(request["target"])  # import the job's module here once: every forked child inherits it
             reply = _fork_and_run(request)
         except Exception as exc:  # noqa: BLE001 - a broken request must not end the server
             reply = {"result": None, "failure": f"the media server could not run the request: {exc}"}
@@ -207,14 +209,15 @@ def _work(request: dict[str, Any]) -> Any:
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
     resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu_s"], limits["cpu_s"] + 2))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    from physeval.scenes.video import VideoBounds, probe_in_process
+    return _job(request["target"])(request["path"], limits, **request["params"])
 
-    bounds = VideoBounds(**limits)
-    if request["task"] == "probe":
-        return probe_in_process(request["path"], bounds)
-    from physeval.scenes.frames import frames_in_process
 
-    return frames_in_process(request["path"], bounds, **request["params"])
+def _job(target: str) -> Any:
+    """The function ``"physeval.module:function"`` names (only physeval's own modules are accepted)."""
+    module_name, _, function_name = str(target).partition(":")
+    if not module_name.startswith("physeval.") or not function_name:
+        raise ValueError(f"not a physeval job: {target!r}")
+    return getattr(importlib.import_module(module_name), function_name)
 
 
 def _run_fresh(request: dict[str, Any]) -> tuple[Any, str | None]:

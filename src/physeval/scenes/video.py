@@ -165,7 +165,7 @@ def probe_video(path: str | os.PathLike[str], bounds: VideoBounds | None = None)
     if not p.is_file():
         return VideoFacts(path=str(p), exists=False)
     size = p.stat().st_size
-    data, failure = run_media_child("probe", str(p), bounds, {})
+    data, failure = run_media_child("physeval.scenes.video:probe_job", str(p), bounds, {})
     if failure is not None or not isinstance(data, dict):
         return VideoFacts(
             path=str(p),
@@ -177,8 +177,9 @@ def probe_video(path: str | os.PathLike[str], bounds: VideoBounds | None = None)
     return VideoFacts(**{k: v for k, v in data.items() if k in known})
 
 
-def run_media_child(task: str, path: str, bounds: VideoBounds, params: dict[str, Any]) -> tuple[Any, str | None]:
-    """Run ``task`` (``probe`` or ``frames``) on ``path`` in a bounded child process; ``(result, failure)``.
+def run_media_child(target: str, path: str, bounds: VideoBounds, params: dict[str, Any]) -> tuple[Any, str | None]:
+    """Run the job ``target`` (``"physeval.module:function"``, called as ``function(path, limits,
+    **params)``) on ``path`` in a bounded child process; ``(result, failure)``.
 
     The child is forked from a warm media server (:mod:`physeval.scenes.media_child`) and
     limited to ``bounds.memory_bytes`` of address space, ``bounds.cpu_s`` CPU seconds and
@@ -186,7 +187,12 @@ def run_media_child(task: str, path: str, bounds: VideoBounds, params: dict[str,
     """
     from physeval.scenes.media_child import run_bounded
 
-    return run_bounded(task, path, dataclasses.asdict(bounds), params)
+    return run_bounded(target, path, dataclasses.asdict(bounds), params)
+
+
+def probe_job(path: str, limits: dict[str, Any]) -> dict[str, Any]:
+    """The probe as a media-child job (see :func:`run_media_child`)."""
+    return probe_in_process(path, VideoBounds(**limits))
 
 
 def inspect_stream(container: Any, bounds: VideoBounds) -> tuple[dict[str, Any], Any, str | None]:
