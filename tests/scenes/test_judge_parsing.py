@@ -64,7 +64,8 @@ def test_fenced_block_with_prose_around_it() -> None:
 
 
 def test_list_followed_by_trailing_prose() -> None:
-    reply = '[{"index": 1, "result": "true"}, {"index": 2, "result": "false"}, {"index": 3, "result": "true"}] I hope this helps!'
+    reply = ('[{"index": 1, "result": "true"}, {"index": 2, "result": "false"}, {"index": 3, "result": "true"}]'
+             ' I hope this helps!')
     parsed = parse_judge_reply(reply, LABELS)
     assert parsed.results == {"1": True, "2": False, "3": True}
     assert parsed.method == "embedded"
@@ -118,21 +119,23 @@ def test_unknown_and_duplicate_indices_are_recorded_not_trusted() -> None:
 
 
 def test_index_spellings_and_alternative_keys() -> None:
-    reply = '[{"id": "Q1", "answer": "yes"}, {"question_index": "2.", "verdict": false}, {"index": 3.0, "result": true}]'
+    reply = ('[{"id": "Q1", "answer": "yes"}, {"question_index": "2.", "verdict": false}, '
+             '{"index": 3.0, "result": true}]')
     parsed = parse_judge_reply(reply, LABELS)
     assert parsed.results == {"1": True, "2": False, "3": True}
 
 
 def test_wrapper_object_and_plain_mapping() -> None:
-    wrapped = parse_judge_reply('{"results": [{"index": "1", "result": true}, {"index": "2", "result": false}]}', ["1", "2"])
+    wrapped = parse_judge_reply('{"results": [{"index": "1", "result": true}, {"index": "2", "result": false}]}',
+                                ["1", "2"])
     assert wrapped.results == {"1": True, "2": False}
     mapping = parse_judge_reply('{"1": "yes", "2": "no"}', ["1", "2"])
     assert mapping.results == {"1": True, "2": False}
 
 
 def test_python_literal_and_trailing_commas_are_repaired() -> None:
-    assert parse_judge_reply("[{'index': '1', 'result': True}, {'index': '2', 'result': False}]", ["1", "2"]).results == {
-        "1": True, "2": False}
+    literal = parse_judge_reply("[{'index': '1', 'result': True}, {'index': '2', 'result': False}]", ["1", "2"])
+    assert literal.results == {"1": True, "2": False}
     repaired = parse_judge_reply('[{"index": "1", "result": true,},]', ["1"])
     assert repaired.results == {"1": True} and repaired.method.endswith("+repaired")
 

@@ -57,7 +57,8 @@ def test_a_not_sure_without_confidence_reads_as_confidence_1() -> None:
 
 
 def test_other_uncertain_words_are_plain_false_not_the_not_sure_class() -> None:
-    parsed = parse_judge_reply('[{"index": "1", "result": "uncertain"}, {"index": "2", "result": "unclear"}]', ["1", "2"])
+    parsed = parse_judge_reply('[{"index": "1", "result": "uncertain"}, {"index": "2", "result": "unclear"}]',
+                               ["1", "2"])
     assert parsed.results == {"1": False, "2": False} and parsed.unsure == {}
 
 
@@ -146,7 +147,8 @@ def test_simuscene_protocol_end_to_end_a_confident_not_sure_fails() -> None:
 
 
 def test_the_rule_also_applies_on_the_forgiving_path() -> None:
-    text = Reply.text('[{"index": "1", "result": "True", "confidence_score": "5"}, {"index": "2", "result": "Not sure"}]')
+    text = Reply.text('[{"index": "1", "result": "True", "confidence_score": "5"}, '
+                      '{"index": "2", "result": "Not sure"}]')
     with ScriptedServer(lambda request: text) as server:
         simuscene = run_judges(server, ["vlm"], questions=QUESTIONS, frames=make_frames(2), protocol="simuscene")
         own = run_judges(server, ["vlm"], questions=QUESTIONS, frames=make_frames(2))

@@ -117,7 +117,8 @@ def test_lenient_fields() -> None:
     assert problem.id == "5" and problem.meta["level"] == 2
     assert problem.meta["domain"] is None and problem.meta["concept"] is None
     assert problem.meta["summarize"] == ""
-    assert questions_of(problem) == [VerificationQuestion("1", "Does it move?"), VerificationQuestion("2", "Does it stop?")]
+    assert questions_of(problem) == [VerificationQuestion("1", "Does it move?"),
+                                     VerificationQuestion("2", "Does it stop?")]
 
 
 def test_a_single_pretty_printed_object_and_an_empty_file(tmp_path: Path) -> None:

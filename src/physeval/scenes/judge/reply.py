@@ -256,7 +256,8 @@ PARSE_ERROR = "error"
 """``ParsedReply.method`` when the parser itself failed (a bug): every question false, the reason in ``problems``."""
 
 
-def _reply_parse_error(reason: str, text: object = None, labels: object = (), *_args: Any, **_kwargs: Any) -> ParsedReply:
+def _reply_parse_error(reason: str, text: object = None, labels: object = (), *_args: Any,
+                       **_kwargs: Any) -> ParsedReply:
     try:
         expected = list(dict.fromkeys(normalize_index(label) for label in labels))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - labels themselves unusable: answer with none

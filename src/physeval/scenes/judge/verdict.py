@@ -137,6 +137,10 @@ async def judge_video(
         max_tokens: Reply budget per judge.
         summarize: The dataset's description of the objects and motion, shown to the judge.
         scenario: The scenario text, shown to the judge when given (physeval protocol only).
+        n_frames: Frames sampled from ``video_path`` in frames mode (16).
+        max_side: The longer side sampled frames are fitted into (448 pixels).
+        temperature: Sampling temperature of the judges (0).
+        seed: Sampling seed sent to the judges, if any.
         protocol: ``physeval`` (default) or ``simuscene`` (the paper's prompt and AgentFly's
             "Not sure" rule).
         structured: Ask for structured output first (default); ``False`` asks for text only.
@@ -150,7 +154,7 @@ async def judge_video(
     if aggregation not in ("binary", "ratio"):
         raise ValueError(f"aggregation must be 'binary' or 'ratio', not {aggregation!r}")
     check_protocol(protocol)
-    judge_list: list[JudgeModel] = [judges] if hasattr(judges, "generate") else list(judges)  # type: ignore[list-item,arg-type]
+    judge_list: list[JudgeModel] = [judges] if hasattr(judges, "generate") else list(judges)  # type: ignore[list-item]
     if not judge_list:
         raise ValueError("judge_video needs at least one judge")
     jq = judge_questions(questions, mode)

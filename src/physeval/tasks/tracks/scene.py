@@ -14,8 +14,9 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, ClassVar, Literal, Sequence
+from typing import Any, ClassVar, Literal
 
 from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
 from physeval.models.spec import model_from_spec
