@@ -395,9 +395,10 @@ def _taxonomy_index() -> tuple[tuple[str, str, frozenset[str]], ...]:
     """``(domain, concept slug, concept words)`` of the shipped taxonomy (YAML read once, on first use)."""
     try:
         from physeval.build.taxonomy import load_taxonomy
-    except ImportError:  # pragma: no cover - PyYAML is a core dependency
+
+        taxonomy = load_taxonomy()
+    except Exception:  # noqa: BLE001 - no readable taxonomy: no mapping, never a failed load
         return ()
-    taxonomy = load_taxonomy()
     rows = [(c.domain.lower(), c.slug, _words(c.name)) for c in taxonomy.concepts]
     rows += [(d.lower(), re.sub(r"[^a-z0-9]+", "-", d.lower()).strip("-"), _words(d)) for d in taxonomy.domains]
     return tuple(rows)
