@@ -5,7 +5,11 @@ the formula that reproduces its variant 0). The audit lists suspects *with the e
 
 * **Recomputation** (``answer_mismatch``, high): a problem with a solution (a formula over its
   constants' names, see :mod:`.plain`, or a bank :class:`Template`) whose stated answer is more
-  than ``rel_tol`` away from the recomputed one.
+  than ``rel_tol`` away from the recomputed one. A solution *entry* (a mapping ``{solution, constants,
+  answer_unit}`` or a Phy_B :class:`~physeval.variation.abench_phy_b.PhyBSolution`) passes its physical
+  constants and answer unit to :func:`.plain.recompute` and is judged by the rule its variants were
+  confirmed by (``rel_tol`` or the stated answer's written precision); a variant the entry records as a
+  text the converter misreads is ``unread_variant`` (low), not a data error.
 * **Dimensional scaling** (``scaling_violation``, medium): when a variant's changed constants
   amount to a pure change of units (e.g. only the one velocity changes while lengths stay), the
   answer must scale by the matching power; a different answer is inconsistent with *any*
@@ -24,18 +28,27 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from physeval.units import unit_dimension
+
 from ..problems import Problem
 from .engine import make_variant
-from .plain import Constant, find_constants, parse_written_number, read_instruction, recompute
+from .plain import (
+    Constant,
+    _written_precision,
+    find_constants,
+    parse_written_number,
+    read_instruction,
+    recompute,
+)
 from .template import PLACEHOLDER, Template
-from physeval.units import unit_dimension
 
 __all__ = ["Finding", "audit_problems", "audit_family", "phy_b_consistency", "read_abench_csv", "SEVERITY_ORDER"]
 
@@ -56,7 +69,8 @@ class Finding:
     Attributes:
         problem_id: The problem (family) id.
         variant: The suspect variant, or ``None`` for the family as a whole.
-        kind: ``answer_mismatch``, ``scaling_violation``, ``power_law_outlier``, ``no_power_law``,
+        kind: ``answer_mismatch``, ``unread_variant``, ``documented_error``, ``scaling_violation``,
+            ``power_law_outlier``, ``no_power_law``,
             ``same_constants_different_answer``, ``format_inconsistent``, ``unparseable_answer``,
             ``solution_error``, ``template_mismatch`` or ``structure_mismatch``.
         severity: ``high``, ``medium`` or ``low``.
@@ -135,12 +149,31 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
         expected = Decimal(variant.value)
         source = f"template {solution.id}"
     else:
-        value, reason = recompute(problem.question, solution)
+        formula, options, documented = _solution_options(solution, problem.variant)
+        value, reason = recompute(problem.question, formula, **options)
         if value is None:
             return [Finding(problem.id, problem.variant, "solution_error", "medium",
-                            f"the supplied solution cannot be evaluated: {reason}", {"solution": solution})]
+                            f"the supplied solution cannot be evaluated: {reason}", {"solution": formula})]
         expected = value
         source = "supplied solution"
+        if options:  # a solution entry (Phy_B): the rule its variants were confirmed by
+            rel = abs(stated - expected) / abs(stated) if stated != 0 else abs(expected)
+            allowed = max(rel_tol, _written_precision(problem.answer, stated))
+            if float(rel) <= allowed:
+                return []
+            unread = _unread_variant(solution, problem.variant)
+            if unread:  # the entry records this text as one the converter misreads: not a data error
+                return [Finding(problem.id, problem.variant, "unread_variant", "low",
+                                f"the solution gives {float(expected):.6g} against the stated "
+                                f"{problem.answer.strip()}, but the entry records this variant's text as misread: "
+                                f"{unread}",
+                                {"stated": float(stated), "recomputed": float(expected), "notes": unread})]
+            evidence = {"stated": float(stated), "recomputed": float(expected), "relative_error": float(rel),
+                        "source": "solution entry", **({"documented": documented} if documented else {})}
+            return [Finding(problem.id, problem.variant, "answer_mismatch", "high",
+                            f"stated answer {problem.answer.strip()} but the solution gives {float(expected):.6g} "
+                            f"({float(rel):.2%} off, beyond {rel_tol:.0%} and the written precision)"
+                            + (f"; documented: {documented}" if documented else ""), evidence)]
     rel = abs(stated - expected) / abs(expected) if expected != 0 else abs(stated)
     if rel > Decimal(str(rel_tol)):
         return [Finding(
@@ -150,6 +183,35 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
             {"stated": float(stated), "recomputed": float(expected), "relative_error": float(rel), "source": source},
         )]
     return []
+
+
+def _unread_variant(solution: Any, variant: str) -> str:
+    """The entry's notes when it records ``variant`` as neither confirmed nor a dataset error (else "")."""
+    confirmed = getattr(solution, "confirmed", None)
+    errors = getattr(solution, "dataset_errors", None)
+    if confirmed is None or errors is None or variant in confirmed or variant in errors:
+        return ""
+    return str(getattr(solution, "notes", "") or "unconfirmed in the solution entry")
+
+
+def _solution_options(solution: Any, variant: str) -> tuple[Any, dict[str, Any], str]:
+    """(formula, ``recompute`` options, documented reason) of a supplied solution.
+
+    A solution is a formula (an expression or a list of steps), a mapping ``{solution, constants,
+    answer_unit}``, or a Phy_B solution entry (anything with ``solution`` and ``options()``, such as
+    :class:`physeval.variation.abench_phy_b.PhyBSolution`); the entry's recorded dataset error for
+    ``variant``, if any, gives the documented reason.
+    """
+    if hasattr(solution, "solution") and callable(getattr(solution, "options", None)):
+        opts = solution.options()
+        errors = getattr(solution, "dataset_errors", {}) or {}
+        documented = errors[variant].reason if variant in errors else ""
+        return solution.solution, {"constants": opts.get("constants") or {},
+                                   "answer_unit": opts.get("answer_unit")}, documented
+    if isinstance(solution, Mapping) and "solution" in solution:
+        return solution["solution"], {"constants": dict(solution.get("constants") or {}),
+                                      "answer_unit": solution.get("answer_unit")}, ""
+    return solution, {}, ""
 
 
 # --------------------------------------------------------------------------- families
