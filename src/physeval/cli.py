@@ -214,7 +214,8 @@ def _add_variation_commands(sub: Any) -> None:
     vary = sub.add_parser("vary", help="generate variants of a problem template",
                           description="Variants of a template (a bank id or a YAML file): text and recomputed "
                                       "answer. The same seed gives the same variants on every machine.")
-    vary.add_argument("template", help="bank template id (e.g. mech_projectile_range) or a YAML path")
+    vary.add_argument("template", help="bank template id (e.g. mech_projectile_range), a YAML path, or abench-b:MID")
+    vary.add_argument("--data", help="abench-b:MID: Phy_B_dynamic_100.csv or its folder")
     vary.add_argument("--n", type=int, default=4, help="number of variants (variant 0 = canonical values)")
     vary.add_argument("--seed", type=int, default=0)
     vary.add_argument("--output", help="write JSONL here instead of printing")
@@ -618,7 +619,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 def _cmd_vary(args: argparse.Namespace) -> int:
     from physeval.variation.commands import vary_command
 
-    variants = vary_command(args.template, args.n, args.seed)
+    variants = vary_command(args.template, args.n, args.seed, data=args.data)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             for v in variants:
