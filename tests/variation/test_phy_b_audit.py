@@ -27,7 +27,8 @@ def findings() -> list[dict[str, object]]:
 
 def test_the_exact_audit_reports_every_recorded_error_and_nothing_else_high(findings: list[dict]) -> None:
     high = {(f["problem_id"], f["variant"]): f for f in findings if f["severity"] == "high"}
-    recorded = {(mid, subid): error for mid, entry in SOLUTIONS.items() for subid, error in entry.dataset_errors.items()}
+    recorded = {(mid, subid): error for mid, entry in SOLUTIONS.items()
+                for subid, error in entry.dataset_errors.items()}
     assert set(high) == set(recorded)
     for key, error in recorded.items():
         evidence = high[key]["evidence"]
