@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import venv
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +49,7 @@ from physeval.scenes.sandbox.backend import (
     register_backend,
 )
 from physeval.scenes.sandbox.budget import MemoryBudget, default_budget
+from physeval.scenes.sandbox.interpreter import default_sandbox_python, sandbox_venv_path
 from physeval.scenes.sandbox.limits import (
     SandboxLimits,
     SandboxResult,
@@ -131,24 +131,6 @@ def run_sandboxed(
         collect_dir=collect_dir,
         budget=budget,
     )
-
-
-def sandbox_venv_path() -> Path:
-    """Where ``physeval sandbox setup`` puts the dedicated interpreter environment."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("physeval")) / "sandbox-venv"
-
-
-def default_sandbox_python() -> str:
-    """The interpreter programs run with: ``$PHYSEVAL_SANDBOX_PYTHON``, else the dedicated venv
-    made by ``physeval sandbox setup`` when it exists, else the current interpreter.
-    """
-    env = os.environ.get("PHYSEVAL_SANDBOX_PYTHON")
-    if env:
-        return env
-    dedicated = sandbox_venv_path() / "bin" / "python"
-    return str(dedicated) if dedicated.exists() else sys.executable
 
 
 def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:

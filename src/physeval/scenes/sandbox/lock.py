@@ -58,7 +58,7 @@ def sandbox_lock(python: str | os.PathLike[str] | None = None) -> dict[str, Any]
     from physeval.provenance import file_sha256
 
     if python is None:
-        from physeval.scenes.sandbox import default_sandbox_python
+        from physeval.scenes.sandbox.interpreter import default_sandbox_python
 
         python = default_sandbox_python()
     interpreter = Path(python).absolute()  # not resolved: a venv's python is a symlink to the base one

@@ -190,7 +190,7 @@ def _dev(path: str) -> int | None:
 
 def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: bool = False) -> dict[str, Any]:
     """What isolation ``sandbox`` gives on this host (``probe=True`` also measures each property)."""
-    from physeval.scenes.sandbox import default_sandbox_python
+    from physeval.scenes.sandbox.interpreter import default_sandbox_python
 
     python = python or default_sandbox_python()
     backends = {name: dict(zip(("available", "detail"), get_backend(name).available())) for name in backend_names()}
