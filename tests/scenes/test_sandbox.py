@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import socket
 import tempfile
 import time
@@ -289,7 +290,12 @@ def test_setup_sandbox_env_installs_exactly_the_listed_packages(
             os.chmod(root / "lib" / "mod.py", 0o600)
 
     monkeypatch.setattr(sandbox.venv, "EnvBuilder", FakeBuilder)
-    monkeypatch.setattr(sandbox.subprocess, "run", lambda cmd, **kw: calls.append(cmd))
+    def fake_run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        calls.append(cmd)  # pip install, then the lock file's pip freeze and python version
+        out = "numpy==2.0.0\n" if "freeze" in cmd else ("3.11.7\n" if "-c" in cmd else "")
+        return subprocess.CompletedProcess(cmd, 0, stdout=out, stderr="")
+
+    monkeypatch.setattr(sandbox.subprocess, "run", fake_run)
     python = sandbox.setup_sandbox_env(tmp_path / "env")
     assert python == (tmp_path / "env" / "bin" / "python").resolve()
     assert calls and calls[0][1:4] == ["-m", "pip", "install"]
@@ -298,6 +304,7 @@ def test_setup_sandbox_env_installs_exactly_the_listed_packages(
     }  # fmt: skip
     assert os.stat(tmp_path / "env" / "lib").st_mode & 0o055 == 0o055  # the sandbox uid can read it
     assert os.stat(tmp_path / "env" / "lib" / "mod.py").st_mode & 0o044 == 0o044
+    assert (tmp_path / "env.lock.txt").read_text() == "# python 3.11.7\nnumpy==2.0.0\n"
 
 
 _HOST_THAT_DIES = r"""
