@@ -12,7 +12,8 @@ rewards. An executor offers three awaitable operations and nothing else:
   sampled in the same worker, so decoding never happens on the event loop). Locally a spawn
   process pool of ``render_workers``; on Ray one task per program (``num_cpus=1``).
 * ``judge(job)``: one judge verdict. Locally a coroutine on the caller's loop (requests overlap,
-  bounded by the caller's semaphore); on Ray a zero-CPU task (it waits on the network).
+  bounded by the caller's semaphore); on Ray a call of one zero-CPU asynchronous actor
+  (:class:`JudgeService`) that keeps the judge clients and overlaps the requests.
 
 Executors are built once and kept (warm workers keep their caches); ``close()`` stops them.
 """
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ExecutorName", "JudgeJob", "LocalExecutor", "RayExecutor", "RenderJob", "make_executor"]
+__all__ = ["ExecutorName", "JudgeJob", "JudgeService", "LocalExecutor", "RayExecutor", "RenderJob", "make_executor"]
 
 ExecutorName = Literal["local", "ray"]
 
@@ -90,13 +91,26 @@ def render_job(job: RenderJob) -> tuple[Any, list[Any] | None]:
     return render, frames
 
 
-def judge_job(job: JudgeJob) -> Any:
-    """Build the judges from their specs and ask them (a Ray task's body); the verdict."""
-    from physeval.models.spec import model_from_spec
-    from physeval.scenes.judge import judge_video_sync
+class JudgeService:
+    """The body of the Ray judge actor: judge models built once per spec and kept, requests overlapping.
 
-    judges = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
-    return judge_video_sync(judges=judges, **job.kwargs)
+    One asynchronous actor holds every judge request in flight on one event loop (a request
+    waits on the network, not a CPU); a zero-CPU task per request would start a Python worker
+    process per request instead.
+    """
+
+    def __init__(self) -> None:
+        self._judges: dict[tuple[tuple[str, ...], str | None], list[Any]] = {}
+
+    async def judge(self, job: JudgeJob) -> Any:
+        """One verdict."""
+        from physeval.models.spec import model_from_spec
+        from physeval.scenes.judge import judge_video
+
+        key = (job.judges, job.base_url)
+        if key not in self._judges:
+            self._judges[key] = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
+        return await judge_video(judges=self._judges[key], **job.kwargs)
 
 
 def _hold(seconds: float) -> float:
@@ -191,8 +205,9 @@ class RayExecutor:
         self._ray = ray
         self.chunk_size = max(1, chunk_size)
         self._render = ray.remote(num_cpus=1, max_retries=2)(render_job)
-        self._judge = ray.remote(num_cpus=0, max_retries=0)(judge_job)
         self._grade = ray.remote(num_cpus=1, max_retries=2)(_chunk)
+        self._judge_actor: Any = None
+        self._lock = threading.Lock()
 
     async def grade(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         """Chunks of ``chunk_size`` items as Ray tasks; results in input order."""
@@ -207,11 +222,19 @@ class RayExecutor:
         return await asyncio.wrap_future(self._render.remote(job).future())
 
     async def judge(self, job: JudgeJob) -> Any:
-        """One zero-CPU Ray task per verdict."""
-        return await asyncio.wrap_future(self._judge.remote(job).future())
+        """One call of the judge actor (zero CPUs, started on first use) per verdict."""
+        with self._lock:
+            if self._judge_actor is None:
+                actor = self._ray.remote(num_cpus=0, max_concurrency=1024)(JudgeService)
+                self._judge_actor = actor.remote()
+        return await asyncio.wrap_future(self._judge_actor.judge.remote(job).future())
 
     def close(self) -> None:
-        """Nothing to stop: the cluster belongs to whoever started it."""
+        """Stop the judge actor (the cluster itself belongs to whoever started it)."""
+        with self._lock:
+            actor, self._judge_actor = self._judge_actor, None
+        if actor is not None:
+            self._ray.kill(actor)
 
 
 def make_executor(name: ExecutorName = "local", *, render_workers: int | None = None,
