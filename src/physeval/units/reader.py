@@ -61,6 +61,7 @@ TOKEN_ALIASES = {
     "mL": "milliliter",
     "ml": "milliliter",
     "rpm": "revolution/minute",
+    "r": "revolution",  # "r/min", "\\mathrm{r}/\\mathrm{min}": revolutions (read only where pint finds no unit)
     "kmh": "km/hour",
     "kph": "km/hour",
     "mph": "mile/hour",
@@ -82,7 +83,7 @@ _CJK_TABLE = {
     "瓦特": "W", "瓦": "W", "千瓦": "kW", "开尔文": "K", "开": "K", "摄氏度": "degC", "度": "degree",
     "弧度": "rad", "赫兹": "Hz", "赫": "Hz", "帕斯卡": "Pa", "千帕": "kPa", "帕": "Pa", "特斯拉": "T",
     "毫特": "mT", "韦伯": "Wb", "库仑": "C", "库": "C", "法拉": "F", "亨利": "H", "升": "L", "毫升": "mL",
-    "大气压": "atm", "摩尔": "mol", "米每秒": "m/s",
+    "大气压": "atm", "标准大气压": "atm", "百帕": "hPa", "毫米汞柱": "mmHg", "摩尔": "mol", "米每秒": "m/s",
 }
 CJK_UNITS: tuple[tuple[str, str], ...] = tuple(sorted(_CJK_TABLE.items(), key=lambda kv: -len(kv[0])))
 """Chinese unit names -> pint spelling, longest first (so 千米 is not read as 千 + 米)."""
@@ -97,7 +98,7 @@ BARE_UNITS_AFTER_NUMBERS = frozenset({
     "m", "cm", "mm", "km", "nm", "um", "pm", "s", "ms", "us", "ns", "min", "h", "kg", "g", "mg",
     "N", "kN", "J", "kJ", "MJ", "eV", "keV", "MeV", "GeV", "W", "kW", "MW", "V", "kV", "mV", "A",
     "mA", "uA", "C", "uC", "nC", "pC", "F", "uF", "nF", "pF", "H", "mH", "T", "mT", "Hz", "kHz",
-    "MHz", "GHz", "Pa", "kPa", "MPa", "atm", "K", "mol", "L", "mL", "rad", "ohm", "Wb", "dB",
+    "MHz", "GHz", "Pa", "hPa", "kPa", "MPa", "atm", "mmHg", "K", "mol", "L", "mL", "rad", "ohm", "Wb", "dB", "r",
 })
 """English unit symbols read bare (outside ``\\mathrm``) in prose right after a number; other words end the unit."""
 

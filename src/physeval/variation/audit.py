@@ -151,6 +151,11 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
     else:
         formula, options, documented = _solution_options(solution, problem.variant)
         value, reason = recompute(problem.question, formula, **options)
+        unread = _unread_variant(solution, problem.variant) if value is None else ""
+        if unread:  # the entry records this text as one its formula cannot read (a missing coefficient...)
+            return [Finding(problem.id, problem.variant, "unread_variant", "low",
+                            f"the solution cannot read this variant ({reason}); the entry says: {unread}",
+                            {"notes": unread})]
         if value is None:
             return [Finding(problem.id, problem.variant, "solution_error", "medium",
                             f"the supplied solution cannot be evaluated: {reason}", {"solution": formula})]

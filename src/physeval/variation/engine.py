@@ -98,6 +98,8 @@ def _evaluate(compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[li
         out = compiled.evaluate(*[mpmath.mpf(str(v)) for v in values])
     except (ZeroDivisionError, ValueError, TypeError, OverflowError) as exc:
         return None, f"solution cannot be evaluated ({type(exc).__name__}: {exc})"
+    # a solution without free parameters evaluates to a plain int (``4``): the same number as an mpf
+    out = [mpmath.mpf(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in out]
     return out, None
 
 

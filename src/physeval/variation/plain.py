@@ -135,9 +135,11 @@ def read_instruction(question: str) -> Instruction | None:
         match = pattern.search(question)
         if match:
             unit_latex = (match.group("unit") or "").strip()
+            unit = latex_unit_to_pint(unit_latex) or "" if unit_latex else ""
+            if unit in ("arcminute", "arcsecond") and unit_latex.count("{") != unit_latex.count("}"):
+                unit = ""  # a garbled "{\prime" (unbalanced) is unreadable, not an arcminute ("{ \circ" stays degrees)
             return Instruction(
-                start=match.start(), text=match.group(0).strip(), unit_latex=unit_latex,
-                unit=latex_unit_to_pint(unit_latex) or "" if unit_latex else "",
+                start=match.start(), text=match.group(0).strip(), unit_latex=unit_latex, unit=unit,
                 sig_figs=int(match.group("n")), scientific=bool(match.group("sci")),
             )
     return None
@@ -157,6 +159,7 @@ The shared reader :func:`physeval.units.pint_unit_string`, under this module's h
 
 _NUM = re.compile(r"(?<![A-Za-z0-9_.\\])(?P<num>[-−]?(?:\d+(?:\.\d+)?|\.\d+))")
 _SCI = re.compile(r"\s*(?:\\times|\\cdot|×|\*)\s*10\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
+_SCI_BRACED = re.compile(r"\}\s*(?:\\times|\\cdot|×)\s*\{\s*10\s*\}\s*\^\s*\{\s*(?P<sign>[-−+]?)\s*\{?\s*(?P<e>\d+)\s*\}?\s*\}")
 _POW10 = re.compile(r"\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
 _SUBSCRIPT_BEFORE = re.compile(r"(?:_\s*\{?\s*(?:\\mathrm\s*\{|\\text\s*\{)?\s*|_\{[^{}]*)$")
 _EXPONENT_BEFORE = re.compile(r"(?:\^\s*\{?\s*[-−]?\s*|\^\{[^{}]*)$")
@@ -171,6 +174,11 @@ _SYMBOL_BEFORE = re.compile(
     r"(?:\s*_\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))?(?:\s*\^\s*\{?\\prime\}?)?)\s*=\s*\{?\s*$"
 )
 _INDEX_SYMBOLS = {"n", "i", "j", "k", "l", "m", "N"}
+_FRACTION_OF_C = re.compile(r"\s*c(?![A-Za-z0-9_{^(\\])")
+_INDEX_LIMIT = 20  # an integer this large assigned to n, N, ... is a count (turns, slits), not an index
+
+
+_LATIN_AFTER_MATH = re.compile(r"\s*\\\)\s*([A-Za-z]+(?:/[A-Za-z]+)?)(?![A-Za-z0-9_/^{\\])")
 
 
 def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
@@ -181,7 +189,8 @@ def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
         r"(?:\s|\\[,;!: ]|~|\\quad)*"
         r"((?:\{?\\(?:mathrm|text|textrm|rm|operatorname)\s*\{(?:[^{}]|\{[^{}]*\})*\}\}?"
         r"|\{\\mathrm\s*\{(?:[^{}]|\{[^{}]*\})*\}\}"
-        r"|\\mu\s*|µ|μ|\\Omega|Ω|\^\s*\{?\s*\\circ\s*\}?|\^\s*°|\\circ|°|℃|\\%|%|\\prime"
+        r"|\\mu\s*|µ|μ|\\Omega|Ω|\\AA(?![A-Za-z])|\\mathring\s*\{\s*A\s*\}|Å"
+        r"|\^\s*\{?\s*\\circ\s*\}?|\^\s*°|\\circ|°|℃|\\%|%|\\prime"
         r"|\s*\^\s*\{\s*[-−]?\d+\s*\}|\s*\^\s*[-−]?\d"
         r"|\s*/\s*|\s*\\cdot\s*|\s*·\s*"
         r"|[A-Za-z]+"
@@ -194,6 +203,11 @@ def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
         zh = re.match(r"\s*\\\)\s*(" + "|".join(re.escape(z) for z, _ in _ZH_UNITS) + r")", text[pos:])
         if zh:  # "\( 1.6 \times 10^{-19} \) 库仑": a Chinese unit word after the math
             return dict(_ZH_UNITS)[zh.group(1)], zh.group(1), pos + zh.end()
+        latin = _LATIN_AFTER_MATH.match(text, pos)
+        if latin and all(part in _BARE_UNITS for part in latin.group(1).split("/")):  # "\( P_0 = 1 \) atm", "\( R = 6.4 \times 10^{6} \) m"
+            unit = latex_unit_to_pint(latin.group(1))
+            if unit:
+                return unit, latin.group(1), latin.end(1)
         return best
     body = run.group(1)
     offset = pos + run.start(1)
@@ -208,7 +222,8 @@ def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
             continue
         if re.search(r"\\[A-Za-z]*$", prev):
             continue
-        if word in ("mathrm", "text", "textrm", "rm", "operatorname", "mu", "Omega", "circ", "cdot", "prime"):
+        if word in ("mathrm", "text", "textrm", "rm", "operatorname", "mu", "Omega", "circ", "cdot", "prime", "AA",
+                    "mathring"):
             continue
         stripped = word[1:] if word.startswith("u") and prev.endswith(("\\mu", "µ", "μ")) else word
         if stripped not in _BARE_UNITS and word not in _BARE_UNITS:
@@ -246,7 +261,10 @@ def find_constants(question: str) -> list[Constant]:
 
     Skipped: subscripts (``E_{1}``, ``x_0``), exponents (``m^{2}``, ``s^{-1}``), powers of ten
     inside a scientific number, enumerations and indices (``Fig. 3``, ``(2)``, ``第3``,
-    ``n = 2``), ordinals (``3rd``), years (1500-2100 without unit), and the final instruction.
+    ``n = 2``; ``N = 200`` is a count, read), ordinals (``3rd``), years (1500-2100 without unit), and
+    the final instruction. Read as written by ABench: a unit after the closing ``\\)`` (``\\( 1 \\) atm``),
+    braced scientific numbers (``{8.854} \\times {10}^{-{12}}``, one constant), and a
+    speed as a fraction of light (``0.8c``: unit ``c``, SI m/s).
     """
     instruction = read_instruction(question)
     body_end = instruction.start if instruction else len(question)
@@ -273,7 +291,14 @@ def find_constants(question: str) -> list[Constant]:
         except InvalidOperation:
             continue
         sci = _SCI.match(body, end)
-        if sci:
+        braced = _SCI_BRACED.match(body, end) if start > 0 and body[start - 1] == "{" else None
+        if braced:  # "{8.854} \times {10}^{-{12}}": the mantissa, the 10 and the exponent each in braces
+            value = value.scaleb(int(braced.group("sign").replace("−", "-") + braced.group("e")))
+            start -= 1  # the whole braced number is the constant's text (a variant rewrites it plainly)
+            value_text = body[start : braced.end()]
+            num_end = braced.end()
+            scientific = True
+        elif sci:
             exponent = int((sci.group("e1") or sci.group("e2")).replace("−", "-").replace(" ", ""))
             value = value.scaleb(exponent)
             value_text = body[start : sci.end()]
@@ -288,11 +313,14 @@ def find_constants(question: str) -> list[Constant]:
                 num_end = power.end()
                 scientific = True
         unit_pos = num_end
-        if start > 0 and body[start - 1] == "{" and body[num_end : num_end + 1] == "}":
+        if start > 0 and body[start - 1] == "{" and body[num_end : num_end + 1] == "}" and not braced:
             unit_pos = num_end + 1  # "{10}\mathrm{m}"
         unit, unit_text, _ = _unit_after(body, unit_pos)
         symbol_match = _SYMBOL_BEFORE.search(before)
         symbol = symbol_match.group("sym").strip() if symbol_match else None
+        light = _FRACTION_OF_C.match(body, num_end) if not unit and "." in raw and 0 < value < 1 else None
+        if light:  # "0.8c": a speed as a fraction of the speed of light, the datum itself
+            unit, unit_text = "c", "c"
         if unit:
             role: Role = "quantity"
         else:
@@ -308,8 +336,9 @@ def find_constants(question: str) -> list[Constant]:
             if not scientific and "." not in raw and unit == "" and symbol is None:
                 if 1500 <= abs(int(value)) <= 2100 and role == "number":
                     continue  # a year
-            if symbol is not None and _sanitize(symbol) in _INDEX_SYMBOLS and value == value.to_integral_value() and not scientific:
-                continue  # an index such as n = 2
+            if (symbol is not None and _sanitize(symbol) in _INDEX_SYMBOLS and value == value.to_integral_value()
+                    and not scientific and abs(value) < _INDEX_LIMIT):
+                continue  # an index such as n = 2 (N = 200 turns is a count: data)
         found.append(dict(start=start, end=num_end, text=value_text, value=value, unit=unit,
                           unit_text=unit_text, scientific=scientific, role=role, symbol=symbol,
                           sig_figs=sig_figs_of(raw)))

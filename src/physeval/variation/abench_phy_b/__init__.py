@@ -23,6 +23,11 @@ Entry fields (a mapping under the mid, as a string)::
     static_reason: ""               # why a static problem cannot be varied honestly
     notes: ""
 
+Policy (one for both files): a problem is ``varied`` when its formula is confirmed by at least three
+released variants, OR every released variant it does not confirm is a documented dataset error with a
+recomputed value (so fresh variants start from a confirmed or a corrected variant); otherwise it is
+``static`` and says why. A static entry may still keep a formula and its recorded errors, for the audit.
+
 :func:`load_phy_b_solutions` reads and validates every file; :func:`check_solution` recomputes one
 problem's released variants; :func:`convert_variant` gives the template of one released variant.
 """

@@ -1,0 +1,71 @@
+"""find_constants reads what ABench writes: counts named N, units outside the math, r/min, hPa, mmHg,
+angstroms, braced scientific numbers, speeds as fractions of c, and a garbled instruction unit as none;
+a template with nothing to vary and an integer answer loads."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from physeval.variation.plain import find_constants, read_instruction, template_from_plain
+
+
+def _read(question: str) -> list[tuple[str, Decimal, str, str]]:
+    return [(c.name, c.value, c.unit, c.role) for c in find_constants(question)]
+
+
+@pytest.mark.parametrize("question,expected", [
+    # a count is data; a small index is not
+    (r"绕有 \( N = 200 \) 匝导线", [("N", Decimal(200), "", "number")]),
+    (r"the level \( n = 2 \) decays", []),
+    # r/min, in LaTeX and bare (and 2000 is no year once its unit is read)
+    (r"由 \( {2000}\mathrm{r}/\mathrm{{min}} \) 增至", [("c1", Decimal(2000), "revolution/min", "quantity")]),
+    ("turning at 2000 r/min for", [("c1", Decimal(2000), "revolution/min", "quantity")]),
+    # Latin units after the closing \)
+    (r"\( P_0 = 1 \) atm and", [("P_0", Decimal(1), "atm", "quantity")]),
+    (r"\( R = 6.4 \times 10^{6} \) m.", [("R", Decimal("6.4E6"), "m", "quantity")]),
+    (r"质量为 \( 2 \times 10^{33} \) g。", [("c1", Decimal("2E33"), "g", "quantity")]),
+    (r"\( x = 3 \) and then", [("x", Decimal(3), "", "number")]),  # a word is no unit
+    # bare mmHg, hPa; Chinese hectopascal and standard atmospheres
+    ("vapour pressure 4.6 mmHg at", [("c1", Decimal("4.6"), "mmHg", "quantity")]),
+    ("气压为 1500 百帕，", [("c1", Decimal(1500), "hPa", "quantity")]),
+    ("压强为 2 标准大气压", [("c1", Decimal(2), "atm", "quantity")]),
+    # angstroms
+    (r"$\lambda = 6328 \AA$", [("lam", Decimal(6328), "angstrom", "quantity")]),
+    (r"\( 5000 \mathring{A} \)", [("c1", Decimal(5000), "angstrom", "quantity")]),
+    # braced scientific numbers are one number
+    (r"\( {\varepsilon }_{0} = {8.854} \times  {10}^{-{12}}\mathrm{\;F} \cdot  {\mathrm{m}}^{-1} \)",
+     [("c1", Decimal("8.854E-12"), "F*m**-1", "quantity")]),
+    (r"\( {6.66} \times {10}^{8}\mathrm{\;{km}} \)", [("c1", Decimal("6.66E8"), "km", "quantity")]),
+    # a speed written as a fraction of c is the datum
+    (r"以 \( 0.8c \) 的速率", [("c1", Decimal("0.8"), "c", "quantity")]),
+    (r"\( v = {0.99 c} \)", [("v", Decimal("0.99"), "c", "quantity")]),
+    (r"\( 0.5c_1 \)", [("c1", Decimal("0.5"), "", "coefficient")]),  # a coefficient of a symbol c_1 stays one
+])
+def test_find_constants_reads(question: str, expected: list[tuple[str, Decimal, str, str]]) -> None:
+    assert _read(question) == expected
+
+
+def test_a_braced_number_is_replaced_whole_in_a_variant() -> None:
+    question = (r"光速 \( c = {3.00} \times {10}^{8}\mathrm{\;m}/\mathrm{s} \)，求 1 s 内光走的路程。"
+                r" (结果使用科学计数法，以$ \mathrm{\;m} $为单位，保留3位有效数字)")
+    conv = template_from_plain(question, "3.00 \\times 10^{8}", "c*c2", template_id="braced")
+    assert conv.ok, conv.reason
+    for v in conv.vary(3, 1)[1:]:
+        text = v.question.split("(结果")[0]
+        assert text.count("{") == text.count("}"), v.question
+        assert "{10}" not in text
+
+
+@pytest.mark.parametrize("unit_latex,unit", [("{\\prime", ""), ("{ \\circ", "degree"), ("\\mathrm{\\;m}", "m")])
+def test_a_garbled_instruction_unit_is_none_not_an_arcminute(unit_latex: str, unit: str) -> None:
+    instruction = read_instruction(f"Q? (结果以$ {unit_latex} $为单位，保留3位有效数字)")
+    assert instruction is not None and instruction.unit == unit
+
+
+def test_a_template_with_nothing_to_vary_and_an_integer_answer_loads() -> None:
+    question = "How many legs has a cat? (Results should be expressed and rounded to 1 significant figures)"
+    conv = template_from_plain(question, "4", "4")
+    assert conv.ok, conv.reason
+    assert [v.answer for v in conv.vary(1)] == ["4"]
