@@ -34,6 +34,11 @@ def _read(question: str) -> list[tuple[str, Decimal, str, str]]:
     # angstroms
     (r"$\lambda = 6328 \AA$", [("lam", Decimal(6328), "angstrom", "quantity")]),
     (r"\( 5000 \mathring{A} \)", [("c1", Decimal(5000), "angstrom", "quantity")]),
+    # a unit alone in the next inline math; a symbol there is no unit
+    (r"在6328\(\AA\)波长", [("c1", Decimal(6328), "angstrom", "quantity")]),
+    (r"长 3\(\mathrm{cm}\) 的", [("c1", Decimal(3), "cm", "quantity")]),
+    (r"质量为2\( m \)的", [("c1", Decimal(2), "", "coefficient")]),
+    ("压强为1个标准大气压，", [("c1", Decimal(1), "atm", "quantity")]),
     # braced scientific numbers are one number
     (r"\( {\varepsilon }_{0} = {8.854} \times  {10}^{-{12}}\mathrm{\;F} \cdot  {\mathrm{m}}^{-1} \)",
      [("c1", Decimal("8.854E-12"), "F*m**-1", "quantity")]),

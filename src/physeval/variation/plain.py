@@ -178,6 +178,7 @@ _FRACTION_OF_C = re.compile(r"\s*c(?![A-Za-z0-9_{^(\\])")
 _INDEX_LIMIT = 20  # an integer this large assigned to n, N, ... is a count (turns, slits), not an index
 
 
+_UNIT_IN_NEXT_MATH = re.compile(r"\s*\\\(\s*(\\(?:AA|mathring\s*\{\s*A\s*\}|mathrm\s*\{[^{}0-9]*\}|text\s*\{[^{}0-9]*\}))\s*\\\)")
 _LATIN_AFTER_MATH = re.compile(r"\s*\\\)\s*([A-Za-z]+(?:/[A-Za-z]+)?)(?![A-Za-z0-9_/^{\\])")
 
 
@@ -203,6 +204,11 @@ def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
         zh = re.match(r"\s*\\\)\s*(" + "|".join(re.escape(z) for z, _ in _ZH_UNITS) + r")", text[pos:])
         if zh:  # "\( 1.6 \times 10^{-19} \) 库仑": a Chinese unit word after the math
             return dict(_ZH_UNITS)[zh.group(1)], zh.group(1), pos + zh.end()
+        math = _UNIT_IN_NEXT_MATH.match(text, pos)
+        if math:  # "6328\(\AA\)": the unit alone in the next inline math, as LaTeX markup
+            unit = latex_unit_to_pint(math.group(1))
+            if unit:
+                return unit, math.group(1).strip(), math.end(1)
         latin = _LATIN_AFTER_MATH.match(text, pos)
         if latin and all(part in _BARE_UNITS for part in latin.group(1).split("/")):  # "\( P_0 = 1 \) atm", "\( R = 6.4 \times 10^{6} \) m"
             unit = latex_unit_to_pint(latin.group(1))
