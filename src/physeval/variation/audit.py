@@ -36,18 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from physeval.answers.written import parse_written_number
+from physeval.answers.written import written_precision as _written_precision
 from physeval.units import unit_dimension
 
 from ..problems import Problem
 from .engine import make_variant
-from .plain import (
-    Constant,
-    _written_precision,
-    find_constants,
-    parse_written_number,
-    read_instruction,
-    recompute,
-)
+from .plain import Constant, find_constants, read_instruction, recompute
 from .template import PLACEHOLDER, Template
 
 __all__ = ["Finding", "audit_problems", "audit_family", "phy_b_consistency", "read_abench_csv", "SEVERITY_ORDER"]

@@ -14,13 +14,13 @@ from typing import Any
 
 import yaml
 
+from physeval.answers.written import parse_written_number
 from physeval.errors import DataError, DataNotFoundError
 
 from ..problems import Problem
 from .audit import Finding, audit_problems, read_abench_csv
 from .bank import bank_problems, load_bank
 from .engine import vary
-from .plain import parse_written_number
 
 __all__ = ["vary_command", "audit_command", "load_solutions"]
 

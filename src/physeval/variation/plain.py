@@ -25,12 +25,19 @@ from typing import Any, Literal
 
 import sympy
 
+from physeval.answers.written import NUMBER as _NUM
+from physeval.answers.written import POWER_OF_TEN as _POW10
+from physeval.answers.written import TIMES_TEN as _SCI
+from physeval.answers.written import TIMES_TEN_BRACED as _SCI_BRACED
+from physeval.answers.written import parse_written_number
+from physeval.answers.written import written_precision as _written_precision
+from physeval.units import UnitError, unit_dimension, unit_to_si
+from physeval.units.reader import BARE_UNITS_AFTER_NUMBERS, CJK_UNITS_AFTER_NUMBERS, pint_unit_string
+
 from .constants import BUILTIN_CONSTANTS
 from .engine import Variant, vary
 from .solution import SOLUTION_FUNCTIONS, parse_solution
 from .template import PLACEHOLDER, Template, TemplateError, template_from_dict
-from physeval.units import UnitError, unit_dimension, unit_to_si
-from physeval.units.reader import BARE_UNITS_AFTER_NUMBERS, CJK_UNITS_AFTER_NUMBERS, pint_unit_string
 from .writing import sig_figs_of
 
 __all__ = [
@@ -157,10 +164,6 @@ The shared reader :func:`physeval.units.pint_unit_string`, under this module's h
 
 # --------------------------------------------------------------------------- numbers
 
-_NUM = re.compile(r"(?<![A-Za-z0-9_.\\])(?P<num>[-−]?(?:\d+(?:\.\d+)?|\.\d+))")
-_SCI = re.compile(r"\s*(?:\\times|\\cdot|×|\*)\s*10\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
-_SCI_BRACED = re.compile(r"\}\s*(?:\\times|\\cdot|×)\s*\{\s*10\s*\}\s*\^\s*\{\s*(?P<sign>[-−+]?)\s*\{?\s*(?P<e>\d+)\s*\}?\s*\}")
-_POW10 = re.compile(r"\s*\^\s*(?:\{\s*(?P<e1>[-−+]?\s*\d+)\s*\}|(?P<e2>[-−+]?\d))")
 _SUBSCRIPT_BEFORE = re.compile(r"(?:_\s*\{?\s*(?:\\mathrm\s*\{|\\text\s*\{)?\s*|_\{[^{}]*)$")
 _EXPONENT_BEFORE = re.compile(r"(?:\^\s*\{?\s*[-−]?\s*|\^\{[^{}]*)$")
 _FRAC_BEFORE = re.compile(r"\\[dt]?frac\s*(?:\{[^{}]*\}\s*)?\{[^{}]*$")
@@ -368,25 +371,6 @@ def find_constants(question: str) -> list[Constant]:
 
 # --------------------------------------------------------------------------- answers and solutions
 
-def parse_written_number(text: str) -> Decimal | None:
-    """A written reference answer (``2.9 \\times 10^{-11}``, `` 500``, ``3.0e5``) as a Decimal, or None."""
-    s = text.strip().strip("$").strip()
-    s = re.sub(r"\\(?:,|;|!|\s)|\{,\}|[\u2009\u202f\u00a0]", "", s)
-    s = s.replace("−", "-").replace("×", "\\times")
-    s = re.sub(r"^([-+])\s+(?=[\d.])", r"\1", s)
-    match = re.fullmatch(r"([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)(?:[eE]([-+]?\d+))?(?:\s*(?:\\times|\\cdot)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?)?", s)
-    if match:
-        value = Decimal(match.group(1))
-        for group in (2, 3):
-            if match.group(group):
-                value = value.scaleb(int(match.group(group)))
-        return value
-    match = re.fullmatch(r"10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?", s)
-    if match:
-        return Decimal(1).scaleb(int(match.group(1)))
-    return None
-
-
 _LATEX_SYMBOL_FIXES = [
     (re.compile(r"\\(?:mathrm|text|mathcal|mathbf|mathit|operatorname)\s*\{\s*([A-Za-z]+)\s*\}"), r"\1"),
     (re.compile(r"\\varepsilon"), r"\\epsilon"),
@@ -537,19 +521,6 @@ def _answer_unit(instruction: Instruction | None, default: str | None) -> str:
     if unit:
         unit_to_si(unit)  # UnitError for a unit pint cannot read
     return unit
-
-
-def _written_precision(answer: str, value: Decimal) -> float:
-    """Relative half-unit of the last digit of a written answer (1.7 -> 0.05/1.7), a rounding allowance."""
-    mantissa = answer.strip().split("\\")[0].strip().lstrip("+-").strip()
-    try:
-        digits = Decimal(mantissa)
-    except InvalidOperation:
-        return 0.0
-    exponent = digits.as_tuple().exponent
-    if digits == 0 or not isinstance(exponent, int):
-        return 0.0
-    return float(Decimal(5).scaleb(exponent - 1) / abs(digits)) * 1.000001
 
 
 def _escape(text: str) -> str:

@@ -327,12 +327,9 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
     it is reported beside it. Never raises for a bad formula:
     the reason is in the report.
     """
-    from ..plain import (
-        _written_precision,
-        parse_written_number,
-        recompute,
-        template_from_plain,
-    )
+    from physeval.answers.written import parse_written_number, written_precision
+
+    from ..plain import recompute, template_from_plain
 
     key = str(mid)
     table = load_phy_b_solutions() if solutions is None else solutions
@@ -351,7 +348,7 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
         rel, ok = None, False
         if value is not None and stated is not None:
             rel = float(abs(value - stated) / abs(stated)) if stated != 0 else float(abs(value))
-            ok = rel <= max(rel_tol, _written_precision(answer, stated))
+            ok = rel <= max(rel_tol, written_precision(answer, stated))
             why = "" if ok else (f"recomputed {float(value):.6g} but the answer is {answer.strip()} ({rel:.2%} off, "
                                  f"beyond {rel_tol:.0%} and the written precision)")
         elif stated is None:
