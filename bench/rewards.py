@@ -55,7 +55,8 @@ def _line(label: str, n: int, seconds: float, extra: str = "") -> None:
           flush=True)
 
 
-def bench_scene(n: int, judge_delay: float, render_timeout: float, concurrency: int) -> None:
+def bench_scene(n: int, judge_delay: float, render_timeout: float, concurrency: int,
+                configs: set[str] | None = None) -> None:
     print(f"scene: {n} rollouts (5/8 good, 2/8 broken, 1/8 slow > {render_timeout:g} s), scripted judge "
           f"{judge_delay:g} s per request, judge concurrency {concurrency}; {ANCHOR}", flush=True)
     completions, scenes = _scene_batch(n)
@@ -64,7 +65,8 @@ def bench_scene(n: int, judge_delay: float, render_timeout: float, concurrency: 
         options = SceneRewardOptions(judges=("openai/judge",), judge_base_url=judge.base_url,
                                      render_timeout=render_timeout, judge_concurrency=concurrency)
         reference = None
-        for workers in sorted({1, 2, cores}):
+        configs = configs or {"local", "ray", "text"}
+        for workers in sorted({1, 2, cores}) if "local" in configs else []:
             executor = LocalExecutor(render_workers=workers)
             try:
                 started = time.perf_counter()
@@ -75,7 +77,10 @@ def bench_scene(n: int, judge_delay: float, render_timeout: float, concurrency: 
             reference = reference or [r.reward for r in results]
             rewarded = sum(1 for r in results if r.reward == 1.0)
             _line(f"local, {workers} render worker(s)", n, elapsed, f"  {rewarded} rewarded 1.0")
-        _ray_scene(completions, scenes, options, reference)
+        if "ray" in configs:
+            _ray_scene(completions, scenes, options, reference)
+        if "text" not in configs:
+            return
         text = SceneRewardOptions(judges=("openai/judge",), judge_base_url=judge.base_url, mode="text",
                                   judge_concurrency=concurrency)
         started = time.perf_counter()
@@ -101,9 +106,10 @@ def _ray_scene(completions: list[str], scenes: list[str], options: SceneRewardOp
         started = time.perf_counter()
         results = score_batch("scene", completions, scenes=scenes, options=options, executor=executor)
         elapsed = time.perf_counter() - started
-        same = reference is None or [r.reward for r in results] == reference
+        rewarded = sum(1 for r in results if r.reward == 1.0)
+        same = "not compared" if reference is None else str([r.reward for r in results] == reference)
         _line(f"ray, {nodes} nodes x 1 CPU (ray start)", len(completions), elapsed,
-              f"  rewards identical to local: {same}")
+              f"  {rewarded} rewarded 1.0; identical to local: {same}")
     except RayClusterError as exc:
         print(f"  ray: the local cluster did not start ({str(exc)[:200]})")
     finally:
@@ -221,15 +227,17 @@ def main() -> None:
     parser.add_argument("--judge-delay", type=float, default=2.0)
     parser.add_argument("--render-timeout", type=float, default=3.0)
     parser.add_argument("--judge-concurrency", type=int, default=64)
+    parser.add_argument("--scene-configs", default="local,ray,text", help="which scene runs: local, ray, text")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
-    if "graded" in parts:
-        bench_graded(args.graded)
     if "serve" in parts:
         bench_serve(args.requests, args.clients)
     if "scene" in parts:
-        bench_scene(args.rollouts, args.judge_delay, args.render_timeout, args.judge_concurrency)
+        bench_scene(args.rollouts, args.judge_delay, args.render_timeout, args.judge_concurrency,
+                    set(args.scene_configs.split(",")))
+    if "graded" in parts:
+        bench_graded(args.graded)
 
 
 if __name__ == "__main__":
