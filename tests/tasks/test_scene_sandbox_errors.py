@@ -10,6 +10,7 @@ import pytest
 
 from physeval.cli import EXIT_USER_ERROR, main
 from physeval.runner import RunConfig, run_task
+from physeval.scenes.sandbox import backend as backend_registry
 from physeval.scenes.sandbox.backend import Backend, register_backend
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
@@ -17,7 +18,6 @@ from physeval.testing import Reply, ScriptedServer
 from physeval.testing.model import ScriptedModel
 
 
-@register_backend
 class _Unavailable(Backend):
     """A backend that never works here (as namespaces does for a non-root user)."""
 
@@ -32,6 +32,14 @@ class _Unavailable(Backend):
 
     def isolation_report(self) -> dict[str, Any]:
         return {"warnings": []}
+
+
+@pytest.fixture(autouse=True)
+def _unavailable_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register the test backend in a copy of the registry, so no other test sees it."""
+    monkeypatch.setattr(backend_registry, "_REGISTRY", dict(backend_registry._REGISTRY))
+    monkeypatch.setattr(backend_registry, "_INSTANCES", dict(backend_registry._INSTANCES))
+    register_backend(_Unavailable)
 
 
 PROGRAM = Reply.text("```python\nimport sys\nopen(sys.argv[1], 'wb').write(b'x')\n```")
