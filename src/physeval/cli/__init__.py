@@ -1,0 +1,84 @@
+"""The ``physeval`` command line: a thin layer over :mod:`physeval.evaluate` and friends.
+
+Subcommands: run, score, tasks, export, report (and the track-specific ones each track adds).
+Every subcommand has ``--help``. Errors a user can fix (missing data, unknown task, bad
+model name) print one clear line and exit 2; nothing prints a traceback for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rich.markup import escape
+
+from physeval.cli import _run, _runs, _scenes, _variation
+from physeval.cli._common import (
+    EXIT_ABORTED,
+    EXIT_BUG,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USER_ERROR,
+)
+from physeval.cli._common import (
+    console as _console,
+)
+from physeval.errors import UserError
+
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED",
+           "EXIT_INTERRUPTED"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    from physeval.version import __version__
+
+    parser = argparse.ArgumentParser(prog="physeval", description="Evaluate language models on physics.")
+    parser.add_argument("--version", action="version", version=f"physeval {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    _run.add_commands(sub)
+    _runs.add_commands(sub)
+    _variation.add_commands(sub)
+    _scenes.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``physeval`` console script.
+
+    Exit status: 0 when every planned sample was answered and graded; 3 when some ended in
+    errors or were not run; 4 when the run was aborted (model unreachable, wrong key or model
+    name, circuit breaker); 2 for a user error (one line saying what to do); 1 for a bug in
+    physeval (with its traceback); 130 when interrupted.
+    """
+    import traceback
+
+    from physeval.errors import ModelError, RunAborted
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_OK
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        _console.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_USER_ERROR
+    except (ModelError, RunAborted) as exc:
+        _console.print(f"[red]error:[/] {escape(str(exc))}")
+        return EXIT_ABORTED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - a bug: show everything and ask for a report
+        _console.print(escape(traceback.format_exc()), highlight=False)
+        _console.print("[red bold]internal error[/]: this is a bug in physeval, not in your input; please report it "
+                       "with the traceback above and the command you ran")
+        return EXIT_BUG
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

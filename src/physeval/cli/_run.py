@@ -1,0 +1,259 @@
+"""``physeval run``, ``score``, ``regrade`` and ``models``: the commands that produce graded samples."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from physeval.cli._common import (
+    EXIT_ABORTED,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+)
+from physeval.cli._common import (
+    console as _console,
+)
+from physeval.cli._options import _add_task_options, _extra_body, _read_run_config, _task_options
+from physeval.errors import UserError
+
+
+def add_commands(sub: Any) -> None:
+    """``models``, ``run``, ``score`` and ``regrade``."""
+    models = sub.add_parser("models", help="list the models a server offers",
+                            description="GET /v1/models of an OpenAI-compatible server and list what it serves.")
+    models.add_argument("--base-url", required=True, help="server URL ending in /v1")
+    models.add_argument("--api-key", help="API key (default: none sent to a local server)")
+    models.set_defaults(func=_cmd_models)
+
+    run = sub.add_parser("run", help="run a task on a model (resumable)",
+                         description="Run TASK on a model, store every sample, print and save the summary.")
+    run.add_argument("task", nargs="?", help="task name (default: bank-numeric; see `physeval tasks`)")
+    run.add_argument("--model", help="local (default, embedded SmolLM2), openai/NAME, vllm/NAME, sglang/NAME, "
+                     "ollama/NAME, llamacpp/NAME, local:PATH.gguf")
+    run.add_argument("--base-url", help="OpenAI-compatible server URL (default: OPENAI_BASE_URL or the provider's)")
+    run.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
+    run.add_argument("--limit", type=int, help="only the first N problems (all their variants)")
+    run.add_argument("--samples", type=int, help="K samples per problem variant (default 1)")
+    run.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
+    run.add_argument("--top-p", type=float, help="nucleus sampling (default 1)")
+    run.add_argument("--max-tokens", type=int, help="max new tokens per answer (default: server's; local: 512)")
+    run.add_argument("--seed", type=int, help="sampling seed: sample s is requested with seed+s (default: none sent)")
+    run.add_argument("--max-connections", type=int, help="requests in flight at once (default 16)")
+    run.add_argument("--timeout", type=float, help="seconds per request (default 600)")
+    run.add_argument("--max-attempts", type=int, help="tries per request on transient errors (default 5)")
+    run.add_argument("--out", help="run directory (default runs/<UTC time>_<task>_<model>); resumed if it exists")
+    run.add_argument("--resume", metavar="DIR", help="resume the run in DIR with its stored settings")
+    run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
+    run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--wandb", metavar="PROJECT", help="log metrics and samples to this W&B project (extra wandb)")
+    run.add_argument("--tensorboard", metavar="DIR", help="write TensorBoard scalars to DIR (extra tensorboard)")
+    run.add_argument("--max-consecutive-errors", type=int,
+                     help="circuit breaker: stop after this many failed samples in a row (default 20; 0 = off)")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="skip the check of the endpoint, key and model name before the first request")
+    run.add_argument("--force", action="store_true",
+                     help="resume even though sampling or task options differ from the recorded ones "
+                          "(both are recorded)")
+    run.add_argument("--config", metavar="RUN.yaml",
+                     help="a YAML file of run options (any flag name, plus task_options: {...}); flags override it")
+    run.add_argument("--stop", action="append", metavar="TEXT", help="a stop sequence (repeatable)")
+    run.add_argument("--model-args", action="append", metavar="KEY=VALUE",
+                     help="extra request fields, e.g. top_k=20 min_p=0 repetition_penalty=1.05 (repeatable; "
+                          "values are JSON when they parse)")
+    run.add_argument("--extra-body", metavar="JSON",
+                     help="extra request fields as one JSON object, e.g. "
+                          "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}'")
+    run.add_argument("--sample-strategy", choices=["first", "random", "stratified"],
+                     help="which --limit problems: the first (default), a seeded random choice, or stratified "
+                          "by domain/tag/level")
+    run.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens (cost line)")
+    run.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
+    _add_task_options(run)
+    run.set_defaults(func=_cmd_run)
+
+    score = sub.add_parser("score", help="grade existing responses (no model)",
+                           description="Grade a JSONL of responses: one {id, variant?, sample?, response} a line, "
+                                       "or a physeval export (`physeval export RUN --format jsonl`).")
+    score.add_argument("task")
+    score.add_argument("--responses", required=True, help="JSONL file of responses")
+    score.add_argument("--out", help="run directory for the graded rows and summary.json")
+    _add_task_options(score)
+    score.set_defaults(func=_cmd_score)
+
+    regrade = sub.add_parser("regrade", help="grade a run's stored completions again (no model)",
+                             description="Grade (and for scenes re-render and re-judge) every stored completion "
+                                         "of RUN_DIR with the current grader and the recorded task options, "
+                                         "overridden by the ones given; no request reaches the model.")
+    regrade.add_argument("run_dir")
+    regrade.add_argument("--out", help="write into this new run directory instead of in place")
+    _add_task_options(regrade)
+    regrade.set_defaults(func=_cmd_regrade)
+
+
+def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any]]:
+    """Merge explicit flags over a resumed run's stored invocation over defaults."""
+    from physeval.evaluate import DEFAULT_MODEL, DEFAULT_TASK
+    from physeval.store import RunStore
+
+    stored: dict[str, Any] = {}
+    run_dir = Path(args.resume or args.out) if (args.resume or args.out) else None
+    if args.resume:
+        if not RunStore.exists(args.resume):
+            raise UserError(f"--resume {args.resume}: no physeval run there")
+        with RunStore(args.resume) as store:
+            meta = store.run_meta()
+            stored = dict(meta.invocation) if meta is not None else {}
+    explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
+    from_file = _read_run_config(args.config, set(vars(args))) if getattr(args, "config", None) else {}
+    merged = {**stored, **from_file, **{k: v for k, v in explicit.items() if v is not False}}
+    if from_file.get("task_option") or stored.get("task_option"):  # -T pairs accumulate, flags last
+        merged["task_option"] = [*stored.get("task_option", []), *from_file.get("task_option", []),
+                                 *(explicit.get("task_option") or [])]
+    task = merged.get("task") or DEFAULT_TASK
+    model = merged.get("model") or DEFAULT_MODEL
+    return task, model, run_dir, merged
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import openai
+
+    async def listing() -> list[str]:
+        client = openai.AsyncOpenAI(base_url=args.base_url, api_key=args.api_key or "EMPTY", max_retries=1,
+                                    timeout=30.0)
+        try:
+            page = await client.models.list()
+            return sorted(m.id for m in page.data)
+        finally:
+            await client.close()
+
+    try:
+        names = asyncio.run(listing())
+    except openai.APIError as exc:
+        raise UserError(f"{args.base_url}: could not list models ({exc})") from None
+    for name in names:
+        print(name)
+    if not names:
+        _console.print("[yellow]the server lists no models[/]")
+    return EXIT_OK
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from physeval.evaluate import RunSpec, default_run_dir, run
+    from physeval.runner import RunConfig
+
+    task, model, run_dir, merged = _resolve_run(args)
+    ns = argparse.Namespace(**{**vars(args), **merged})
+    config = RunConfig(
+        samples=ns.samples if ns.samples is not None else 1,
+        temperature=ns.temperature if ns.temperature is not None else 0.0,
+        top_p=ns.top_p if ns.top_p is not None else 1.0, max_tokens=ns.max_tokens, seed=ns.seed,
+        max_connections=ns.max_connections if ns.max_connections is not None else 16, limit=ns.limit,
+        use_cache=not ns.no_cache, retry_errors=bool(ns.retry_errors),
+        max_consecutive_errors=ns.max_consecutive_errors if ns.max_consecutive_errors is not None else 20,
+        preflight=not ns.no_preflight, stop=tuple(ns.stop) if ns.stop else None, extra_body=_extra_body(ns),
+        sample_strategy=ns.sample_strategy or "first", price_in=ns.price_in, price_out=ns.price_out,
+    )
+    run_dir = run_dir or default_run_dir(task.rsplit(":", 1)[-1], model)
+    invocation = {k: v for k, v in merged.items()
+                  if k not in ("resume", "out", "no_progress", "retry_errors", "force", "api_key")}
+    invocation.update(task=task, model=model)
+    spec = RunSpec(task=task, task_options=_task_options(ns), model=model, base_url=ns.base_url, api_key=ns.api_key,
+                   request_timeout=ns.timeout or 600.0, max_attempts=ns.max_attempts or 5, config=config,
+                   run_dir=run_dir, force=bool(ns.force), show_progress=not ns.no_progress and sys.stderr.isatty(),
+                   invocation=invocation)
+    _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] "
+                   f"-> {escape(str(run_dir))}")
+    try:
+        summary, result = run(spec)
+    except KeyboardInterrupt:
+        _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "
+                       f"`physeval run --resume {escape(str(run_dir))}`")
+        return EXIT_INTERRUPTED
+    _print_outcome(summary)
+    _print_tokens(summary, config)
+    _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
+                   f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
+    if getattr(args, "wandb", None) or getattr(args, "tensorboard", None):
+        from physeval.integrations.logging import log_run
+
+        for where, path in log_run(run_dir, wandb_project=args.wandb, tensorboard_dir=args.tensorboard).items():
+            _console.print(f"logged to {where}: {escape(path)}")
+    if result.aborted is not None:
+        _console.print(f"[red bold]run aborted[/] ({escape(result.aborted.kind)}): {escape(str(result.aborted))}")
+        if result.aborted.hint:
+            _console.print(f"  what to do: {escape(result.aborted.hint)}; then "
+                           f"`physeval run --resume {escape(str(run_dir))} --retry-errors`")
+        return EXIT_ABORTED
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+
+
+def _print_tokens(summary: dict[str, Any], config: Any) -> None:
+    """Token totals of the run, and its cost when prices were given."""
+    tokens = (summary.get("provenance") or {}).get("tokens") or {}
+    if not tokens:
+        return
+    line = (f"tokens: {tokens.get('prompt_tokens', 0):,} prompt, {tokens.get('completion_tokens', 0):,} completion "
+            f"({tokens.get('reasoning_tokens', 0):,} reasoning)")
+    cost = summary.get("cost")
+    if cost:
+        line += f"; cost ${cost['total_usd']:.4f} (${cost['price_in']}/M in, ${cost['price_out']}/M out)"
+    _console.print(line)
+
+
+def _print_outcome(summary: dict[str, Any]) -> None:
+    """The summary table, preceded by a warning when the run is not complete."""
+    from physeval.report.summary import print_summary
+
+    counts = summary.get("counts", {})
+    if not summary.get("complete", True):
+        planned = counts.get("planned_samples", counts.get("samples", 0))
+        _console.print(f"[red bold]INCOMPLETE[/]: {counts.get('graded', counts.get('answered', 0))} of {planned} "
+                       f"planned samples were graded; {counts.get('errors', 0)} ended in errors "
+                       f"{escape(json.dumps(counts.get('error_kinds', {})))}, {counts.get('missing', 0)} were not run. "
+                       "Metrics below stand only on the graded samples (see n).")
+        for message in (summary.get("errors") or {}).get("first", [])[:5]:
+            _console.print(f"  [red]error[/] {escape(message[:400])}")
+    if counts.get("graded", counts.get("answered", 1)) == 0:
+        _console.print("[red]no sample was graded: there are no metrics to show[/]")
+        return
+    print_summary(summary, Console())
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from physeval.evaluate import score_responses
+
+    options = _task_options(args)
+    summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
+    for message in report.bad_lines[:20]:
+        _console.print(f"[yellow]skipped[/] {escape(message)}")
+    if report.unknown_ids:
+        _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {escape(args.task)}[/]: "
+                       f"{escape(', '.join(report.unknown_ids[:10]))}{' ...' if len(report.unknown_ids) > 10 else ''}")
+    if report.missing:
+        _console.print(f"[yellow]{len(report.missing)} variants of answered problems have no response "
+                       "(they are left out of the metrics)[/]")
+    if report.skipped_errors:
+        _console.print(f"[yellow]{report.skipped_errors} exported rows had no completion (their request failed)[/]")
+    _print_outcome(summary)
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+
+
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from physeval.regrade import regrade_run
+
+    options = {k: v for k, v in _task_options(args).items()}
+    summary, report = regrade_run(args.run_dir, out=args.out, task_options=options)
+    _console.print(f"regraded {report.regraded} samples ({report.changed} verdicts changed, {report.kept} kept "
+                   f"without a completion) -> {escape(str(report.run_dir))}")
+    _print_outcome(summary)
+    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE

@@ -1,0 +1,201 @@
+"""The commands that read runs: ``tasks``, ``export``, ``report``, ``compare``, ``leaderboard``, ``stats``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from physeval.cli._common import (
+    console as _console,
+)
+from physeval.errors import UserError
+
+
+def add_commands(sub: Any) -> None:
+    """``tasks``, ``export``, ``report``, ``compare``, ``stats`` and ``leaderboard``."""
+    tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks.")
+    tasks.add_argument("--options", action="store_true", help="also list each task's options, types and defaults")
+    tasks.set_defaults(func=_cmd_tasks)
+
+    export = sub.add_parser("export", help="export a run's samples", description="Export every sample of a run.")
+    export.add_argument("run_dir")
+    export.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
+    export.add_argument("--output", help="output file (default RUN_DIR/samples.FORMAT)")
+    export.set_defaults(func=_cmd_export)
+
+    report = sub.add_parser("report", help="print a run's summary",
+                            description="Print the summary table of each run; --html writes the report (one run: "
+                                        "its own; several: leaderboards, paired comparison, curves, outcomes).")
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
+    report.add_argument("--scaling", action="store_true", help="also pass@k/maj@k for k = 1..K with the decay fit")
+    report.add_argument("--lengths", action="store_true", help="also completion/reasoning token lengths per model")
+    report.add_argument("--html", nargs="?", const="", metavar="PATH",
+                        help="also write a self-contained HTML report with plots (default: RUN_DIR/report.html "
+                             "for one run, ./physeval-report.html for several)")
+    report.set_defaults(func=_cmd_report)
+
+    compare = sub.add_parser("compare", help="compare runs side by side, paired by problem",
+                             description="The metrics several runs share, one column per run, with 95% CIs; then "
+                                         "paired differences by problem with bootstrap intervals, p-values and "
+                                         "tiers (runs of one task and problem set only).")
+    compare.add_argument("run_dirs", nargs="+")
+    compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
+    compare.add_argument("--metric", help="metric to pair on: accuracy (default), static_accuracy, dynamic_accuracy, "
+                                          "eed, executable_rate, render_rate, playable_rate")
+    compare.add_argument("--matched", choices=["executable", "rendered", "playable"],
+                         help="scenes: downstream metrics on the samples every run brought to this stage")
+    compare.set_defaults(func=_cmd_compare)
+    _add_analysis_commands(sub)
+    _add_leaderboard_command(sub)
+
+
+def _add_analysis_commands(sub: Any) -> None:
+    stats = sub.add_parser("stats", help="statistics across runs",
+                           description="sample-efficiency: how much better a partial-credit score (EED) "
+                                       "separates models than accuracy, per pair of runs on the same problems.")
+    stats.add_argument("analysis", choices=["sample-efficiency"])
+    stats.add_argument("run_dirs", nargs="+")
+    stats.set_defaults(func=_cmd_stats)
+
+
+def _add_leaderboard_command(sub: Any) -> None:
+    board = sub.add_parser("leaderboard", help="the papers' tables over runs, grouped by model",
+                           description="ABench Table 2, PHYBench's main table and SimuScene Tables 2-3 from the "
+                                       "runs given, one row per model, each cell with its 95%% CI and n.")
+    board.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    board.add_argument("--layout", action="append", choices=["abench", "phybench", "simuscene"],
+                       help="only these layouts (repeatable; default: every layout the runs fill)")
+    board.add_argument("--format", choices=["terminal", "markdown", "csv", "latex", "html"], default="terminal")
+    board.add_argument("--output", help="write to this file instead of printing")
+    board.set_defaults(func=_cmd_leaderboard)
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from physeval.tasks.options import describe_type, option_fields
+    from physeval.tasks.registry import task_classes
+
+    table = Table(title="physeval tasks")
+    for column in ("task", "track", "dynamic", "description"):
+        table.add_column(column)
+    if getattr(args, "options", False):
+        table.add_column("options (-T KEY=VALUE)")
+    for name, cls in task_classes().items():
+        row = [escape(name), cls.track, "yes" if cls.dynamic else "", escape(cls.description)]
+        if getattr(args, "options", False):
+            row.append(escape("\n".join(f"{f.name}: {describe_type(hint)} = {f.default!r}"
+                                         for f, hint in option_fields(cls.Options))))
+        table.add_row(*row)
+    Console().print(table)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from physeval.store import RunStore
+
+    if not RunStore.exists(args.run_dir):
+        raise UserError(f"{args.run_dir}: no physeval run there")
+    output = Path(args.output) if args.output else Path(args.run_dir) / f"samples.{args.format}"
+    with RunStore(args.run_dir) as store:
+        store.export(output, args.format)
+    print(output)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from physeval.report.summary import SUMMARY_NAME, print_summary, read_summary
+
+    for run_dir in args.run_dirs:
+        if not (Path(run_dir) / SUMMARY_NAME).is_file():
+            raise UserError(f"no {SUMMARY_NAME} in {run_dir}: is it a physeval run directory?")
+    for run_dir in args.run_dirs:
+        summary = read_summary(run_dir)
+        if not summary.get("complete", True):
+            _console.print(f"[red bold]{str(summary.get('status', 'incomplete')).upper()}[/]: "
+                           f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
+                           f"{summary.get('counts', {}).get('missing', 0)} were not run")
+        print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
+    if len(args.run_dirs) > 1 or args.scaling or args.lengths:
+        _print_analyses(args)
+    if args.html is not None:
+        from physeval.report.html import MULTI_REPORT_NAME, write_html_report, write_multi_report
+
+        if len(args.run_dirs) == 1:
+            print(write_html_report(args.run_dirs[0], args.html or None))
+        else:
+            print(write_multi_report(args.run_dirs, args.html or MULTI_REPORT_NAME))
+    return 0
+
+
+def _print_analyses(args: argparse.Namespace) -> None:
+    """After several runs' summaries: why samples ended, per model; with the flags, scaling and lengths."""
+    from physeval.analysis.lengths import run_lengths
+    from physeval.analysis.outcomes import breakdowns_by_model
+    from physeval.analysis.runs import load_runs, run_labels
+    from physeval.analysis.scaling import scaling_curves
+    from physeval.report.tables import lengths_table, outcome_table, scaling_table
+
+    runs, console = load_runs(args.run_dirs), Console() if sys.stdout.isatty() else Console(width=200)
+    if len(runs) > 1:
+        console.print(outcome_table(breakdowns_by_model(runs)))
+    if args.scaling:
+        console.print(scaling_table([scaling_curves(r, label=label) for r, label in zip(runs, run_labels(runs))]))
+    if args.lengths:
+        console.print(lengths_table(run_lengths(runs)))
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from physeval.report.compare import comparison_table, paired_report
+
+    Console().print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
+    for table in paired_report(args.run_dirs, metric=args.metric, matched=args.matched):
+        Console().print(table)
+    return 0
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from physeval.analysis.leaderboard import LAYOUTS, leaderboards, render_boards
+    from physeval.analysis.runs import load_runs
+
+    boards = leaderboards(load_runs(args.run_dirs), args.layout or LAYOUTS)
+    if not boards:
+        raise UserError("no run fills any leaderboard layout (numeric, symbolic or scene runs are needed)")
+    rendered = render_boards(boards, args.format)
+    if args.format == "terminal":
+        if args.output:
+            raise UserError("--output needs --format markdown, csv, latex or html")
+        console = Console() if sys.stdout.isatty() else Console(width=240)  # a pipe gets whole tables
+        for table in rendered:
+            console.print(table)
+        return 0
+    if args.output:
+        Path(args.output).write_text(rendered, encoding="utf-8")
+        print(args.output)
+    else:
+        sys.stdout.write(rendered)
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from physeval.stats import sample_efficiency
+
+    if len(args.run_dirs) < 2:
+        raise UserError("sample-efficiency needs at least two runs")
+    table = Table(title="sample efficiency of the score over accuracy, (t_score / t_accuracy)^2")
+    for column in ("run A", "run B", "problems", "acc diff", "score diff", "t acc", "t score", "efficiency"):
+        table.add_column(column)
+    for pair in sample_efficiency(args.run_dirs):
+        table.add_row(Path(pair.run_a).name, Path(pair.run_b).name, str(pair.problems),
+                      f"{pair.accuracy_diff:+.3f}", f"{pair.score_diff:+.3f}", f"{pair.t_accuracy:.2f}",
+                      f"{pair.t_score:.2f}", f"{pair.efficiency:.2f}")
+    Console().print(table)
+    return 0
