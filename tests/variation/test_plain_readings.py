@@ -4,6 +4,7 @@ a template with nothing to vary and an integer answer loads."""
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 import pytest
@@ -74,3 +75,25 @@ def test_a_template_with_nothing_to_vary_and_an_integer_answer_loads() -> None:
     conv = template_from_plain(question, "4", "4")
     assert conv.ok, conv.reason
     assert [v.answer for v in conv.vary(1)] == ["4"]
+
+
+def test_counts_use_ceiling_and_finite_sums_use_harmonic() -> None:
+    # interference maxima inside the central diffraction maximum: orders |k| < d/a
+    slits = (r"缝间距 \( d = 0.40  \text{mm} \)，缝宽 \( a = 0.08  \text{mm} \)，求亮纹数目。"
+             r" (结果保留1位有效数字)")
+    conv = template_from_plain(slits, "9", ["r = d/a", "2*ceiling(r) - 1"], ranges={"r": [1.01, 5.0]})
+    assert conv.ok, conv.reason
+    for v in conv.vary(6, 2):
+        ratio = Decimal(v.params["d"]) / Decimal(v.params["a"])
+        expected = 2 * math.ceil(ratio) - 1
+        assert int(v.answer) == expected, (v.params, v.answer)
+    # two harmonic stacks of N/2 blocks: span/height = H_(N/2-1) * 4/(N/2-1), N drawn even
+    bridge = (r"有 20 个相同块体，长 \( l \)，截面边长 \( h = l/4 \)。求跨度与高度之比。 (结果保留4位有效数字)")
+    conv = template_from_plain(bridge, "1.258", ["k = c1/2 - 1", "par = c1/2 - floor(c1/2)", "harmonic(k)*c2/k"],
+                               integers=["c1"], ranges={"par": [-1, 0], "k": [2, None]})
+    assert conv.ok, conv.reason
+    for v in conv.vary(4, 1):
+        n = int(v.params["c1"])
+        k = n // 2 - 1
+        assert n % 2 == 0
+        assert float(v.answer) == pytest.approx(sum(1 / i for i in range(1, k + 1)) * 4 / k, rel=1e-3)

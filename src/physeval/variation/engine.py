@@ -160,8 +160,8 @@ def _check_float(template: Template, compiled: CompiledTemplate, values: Sequenc
     """(decided, reason, float answer) from the float fast path; undecided -> ask mpmath."""
     try:
         out = compiled.evaluate_float(*[float(v) for v in values])
-    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-        return False, None, None
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError, NameError):
+        return False, None, None  # NameError: a function the math module lacks (harmonic): ask mpmath
     value = out[0]
     if template.kind == "numeric" and (not isinstance(value, float) or not math.isfinite(value) or value == 0):
         return False, None, None

@@ -59,6 +59,8 @@ SOLUTION_FUNCTIONS: dict[str, Any] = {
     "tanh": sympy.tanh, "asinh": sympy.asinh, "acosh": sympy.acosh, "atanh": sympy.atanh,
     "exp": sympy.exp, "log": sympy.log, "ln": sympy.log, "Abs": sympy.Abs, "Min": sympy.Min,
     "Max": sympy.Max, "sign": sympy.sign, "erf": sympy.erf,
+    # counts: interference orders inside a diffraction maximum, a finite sum 1 + 1/2 + ... + 1/n
+    "floor": sympy.floor, "ceiling": sympy.ceiling, "ceil": sympy.ceiling, "harmonic": sympy.harmonic,
 }
 """Every function and constant a solution, constraint or plain-problem solution may use."""
 

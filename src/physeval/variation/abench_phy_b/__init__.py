@@ -18,6 +18,7 @@ Entry fields (a mapping under the mid, as a string)::
     continuous: []                  # integer-written quantities drawn with decimals (4 s -> 4.3 s)
     vary_coefficients: []           # numbers read as formula coefficients that are data (cos(1.6 pi x))
     answer_unit: "h"                # the answer's unit where a variant's instruction names none
+    perturb: 0.5                    # relative half-width of the draws (default 0.3), for few-valued counts
     confirmed: ["0", "1", "2", "3"] # released variants the formula reproduces
     dataset_errors: {"2": {stated: "46.25", recomputed: "48.75", reason: "..."}}
     static_reason: ""               # why a static problem cannot be varied honestly
@@ -58,7 +59,7 @@ __all__ = [
 
 _HERE = Path(__file__).resolve().parent
 _FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "continuous", "vary_coefficients",
-           "answer_unit", "confirmed", "dataset_errors", "static_reason", "notes"}
+           "answer_unit", "perturb", "confirmed", "dataset_errors", "static_reason", "notes"}
 _SUBIDS = ("0", "1", "2", "3")
 
 
@@ -89,6 +90,7 @@ class PhyBSolution:
     continuous: tuple[str, ...] = ()
     vary_coefficients: tuple[str, ...] = ()
     answer_unit: str = ""
+    perturb: float | None = None
     confirmed: tuple[str, ...] = ()
     dataset_errors: Mapping[str, DatasetError] = field(default_factory=dict)
     static_reason: str = ""
@@ -104,7 +106,8 @@ class PhyBSolution:
         """The keyword options of ``template_from_plain`` / ``recompute`` this entry implies."""
         return {"constants": dict(self.constants), "ranges": dict(self.ranges), "integers": list(self.integers),
                 "fixed": list(self.fixed), "continuous": list(self.continuous),
-                "vary_coefficients": list(self.vary_coefficients), "answer_unit": self.answer_unit or None}
+                "vary_coefficients": list(self.vary_coefficients), "answer_unit": self.answer_unit or None,
+                **({"perturb": self.perturb} if self.perturb is not None else {})}
 
 
 def _fail(source: str, mid: str, field_name: str, message: str) -> PhyBSolutionError:
@@ -191,6 +194,9 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     answer_unit = raw.get("answer_unit", "") or ""
     if not isinstance(answer_unit, str):
         raise _fail(source, mid, "answer_unit", f"expected a pint unit string such as 'm/s', got {answer_unit!r}")
+    perturb = _number(raw.get("perturb"))
+    if perturb is False or (perturb is not None and not 0 < perturb < 1):
+        raise _fail(source, mid, "perturb", f"expected a number between 0 and 1, got {raw.get('perturb')!r}")
     static_reason = str(raw.get("static_reason", "") or "")
     if status == "static" and not static_reason.strip():
         raise _fail(source, mid, "static_reason", "a static problem says why it cannot be varied")
@@ -200,7 +206,7 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
         fixed=_strings(raw.get("fixed"), source, mid, "fixed"),
         continuous=_strings(raw.get("continuous"), source, mid, "continuous"),
         vary_coefficients=_strings(raw.get("vary_coefficients"), source, mid, "vary_coefficients"),
-        answer_unit=answer_unit.strip(),
+        answer_unit=answer_unit.strip(), perturb=perturb,
         confirmed=confirmed,
         dataset_errors=dataset_errors, static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
         source=source,
