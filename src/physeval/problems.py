@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 __all__ = ["Problem", "Grade", "Outcome"]
 
 
-class Outcome:
-    """Names of grading outcomes shared by every track (a track may add its own)."""
+class Outcome(StrEnum):
+    """Every grading outcome, defined once (members are strings: ``Outcome.CORRECT == "correct"``).
+
+    ``error`` means the grader itself failed (the row becomes an error row of kind ``grader``
+    or ``judge``); every other outcome is a measurement of the answer.
+    """
 
     CORRECT = "correct"
     WRONG = "wrong"
@@ -25,7 +30,15 @@ class Outcome:
     DIMENSION_MISMATCH = "dimension_mismatch"
     UNDECIDED = "undecided"
     TIMEOUT = "timeout"
+    TOO_LARGE = "too_large"
+    BUDGET = "budget"
     ERROR = "error"
+    # scene track: where the program stopped (the render stages of physeval.scenes.render.Stage)
+    NO_CODE = "no_code"
+    RUNTIME_ERROR = "runtime_error"
+    EXECUTABLE = "executable"
+    RENDERED = "rendered"
+    UNJUDGED = "unjudged"
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import dataclasses
 import os
 import tempfile
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +41,22 @@ from physeval.scenes.sandbox import (
 )
 from physeval.scenes.video import VideoBounds, VideoFacts, probe_video
 
-__all__ = ["MIN_VIDEO_BYTES", "STAGES", "Render", "render_program"]
+__all__ = ["MIN_VIDEO_BYTES", "STAGES", "Stage", "Render", "render_program"]
 
-STAGES: tuple[str, ...] = (
-    "no_code",
-    "sandbox_error",
-    "timeout",
-    "error",
-    "executable",
-    "rendered",
-    "playable",
-)
+
+class Stage(StrEnum):
+    """The render stages, defined once, in ladder order (members are strings)."""
+
+    NO_CODE = "no_code"
+    SANDBOX_ERROR = "sandbox_error"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    EXECUTABLE = "executable"
+    RENDERED = "rendered"
+    PLAYABLE = "playable"
+
+
+STAGES: tuple[str, ...] = tuple(Stage)
 """Every stage name, from the earliest stop to the furthest."""
 
 MIN_VIDEO_BYTES = 1024

@@ -20,16 +20,16 @@ from typing import Any, ClassVar, Literal
 
 from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
 from physeval.models.spec import model_from_spec
-from physeval.problems import Grade, Problem
+from physeval.problems import Grade, Outcome, Problem
 from physeval.scenes.judge import judge_video
 from physeval.scenes.prompt import extract_code, scene_prompt
-from physeval.scenes.render import Render, render_program
+from physeval.scenes.render import STAGES, Render, Stage, render_program
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.options import TaskOptions, option
 
 __all__ = ["SceneGrade", "SceneTask", "SceneOptions"]
 
-_STAGE_ORDER = ("no_code", "sandbox_error", "timeout", "error", "executable", "rendered", "playable")
+_STAGE_ORDER = STAGES
 
 
 @dataclass(frozen=True)
@@ -165,12 +165,13 @@ class SceneTask(Task):
         if not render.playable:
             # stage "error" is the model's program crashing; as an outcome "error" means the grader failed
             # stage "sandbox_error" measured nothing about the program: an error row (kind sandbox), not a 0
-            outcome = {"error": "runtime_error", "sandbox_error": "error"}.get(render.stage, render.stage)
+            outcome = {Stage.ERROR: Outcome.RUNTIME_ERROR, Stage.SANDBOX_ERROR: Outcome.ERROR}.get(
+                Stage(render.stage), render.stage)
             return SceneGrade(correct=False, outcome=outcome, reason=render.reason or render.stage, score=0.0,
                               **base)
         judges = self.judges()
         if not judges:
-            return SceneGrade(correct=False, outcome="unjudged", score=0.0,
+            return SceneGrade(correct=False, outcome=Outcome.UNJUDGED, score=0.0,
                               reason="playable; no --judge given, so the questions were not asked", **base)
         verdict = await judge_video(
             questions=problem.meta.get("questions") or [], judges=judges, video_path=render.video_path,
