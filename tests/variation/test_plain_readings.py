@@ -64,7 +64,8 @@ def test_a_braced_number_is_replaced_whole_in_a_variant() -> None:
         assert "{10}" not in text
 
 
-@pytest.mark.parametrize("unit_latex,unit", [("{\\prime", ""), ("{ \\circ", "degree"), ("\\mathrm{\\;m}", "m")])
+@pytest.mark.parametrize("unit_latex,unit", [("{\\prime", ""), ("{ \\circ", "degree"), ("\\mathrm{\\;m}", "m"),
+                                           ("{\\mathrm{B}}", "")])
 def test_a_garbled_instruction_unit_is_none_not_an_arcminute(unit_latex: str, unit: str) -> None:
     instruction = read_instruction(f"Q? (结果以$ {unit_latex} $为单位，保留3位有效数字)")
     assert instruction is not None and instruction.unit == unit

@@ -145,6 +145,8 @@ def read_instruction(question: str) -> Instruction | None:
             unit = latex_unit_to_pint(unit_latex) or "" if unit_latex else ""
             if unit in ("arcminute", "arcsecond") and unit_latex.count("{") != unit_latex.count("}"):
                 unit = ""  # a garbled "{\prime" (unbalanced) is unreadable, not an arcminute ("{ \circ" stays degrees)
+            if unit == "B":
+                unit = ""  # "\mathrm{B}" renders 倍 ("times", a ratio): no byte is asked for in physics
             return Instruction(
                 start=match.start(), text=match.group(0).strip(), unit_latex=unit_latex, unit=unit,
                 sig_figs=int(match.group("n")), scientific=bool(match.group("sci")),
