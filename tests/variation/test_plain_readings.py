@@ -71,6 +71,13 @@ def test_a_garbled_instruction_unit_is_none_not_an_arcminute(unit_latex: str, un
     assert instruction is not None and instruction.unit == unit
 
 
+def test_a_volume_unit_for_a_number_per_volume_means_per_volume() -> None:
+    asked = read_instruction(r"求每立方毫米体积内的电子数目。 (结果以$ {\mathrm{{mm}}}^{3} $为单位，保留2位有效数字)")
+    plain = read_instruction(r"求球的体积。 (结果以$ {\mathrm{{mm}}}^{3} $为单位，保留2位有效数字)")
+    assert asked is not None and asked.unit == "1/(mm**3)"
+    assert plain is not None and plain.unit == "mm**3"
+
+
 def test_a_template_with_nothing_to_vary_and_an_integer_answer_loads() -> None:
     question = "How many legs has a cat? (Results should be expressed and rounded to 1 significant figures)"
     conv = template_from_plain(question, "4", "4")

@@ -136,6 +136,16 @@ _ZH_INSTR = re.compile(
 )
 
 
+_PER_VOLUME = re.compile(r"每立方|每单位体积|单位体积内|per (?:cubic|unit volume)|number density", re.I)
+
+
+def _is_volume(unit: str) -> bool:
+    try:
+        return dict(unit_dimension(unit)) == {"length": 3}
+    except (UnitError, ValueError, TypeError):
+        return False
+
+
 def read_instruction(question: str) -> Instruction | None:
     """The final ABench instruction (English or Chinese) with its unit and figures, or None."""
     for pattern in (_EN_INSTR, _ZH_INSTR):
@@ -147,6 +157,8 @@ def read_instruction(question: str) -> Instruction | None:
                 unit = ""  # a garbled "{\prime" (unbalanced) is unreadable, not an arcminute ("{ \circ" stays degrees)
             if unit == "B":
                 unit = ""  # "\mathrm{B}" renders 倍 ("times", a ratio): no byte is asked for in physics
+            if unit and _PER_VOLUME.search(question[: match.start()]) and _is_volume(unit):
+                unit = f"1/({unit})"  # "the number per cubic millimetre ... in units of mm^3" means per mm^3
             return Instruction(
                 start=match.start(), text=match.group(0).strip(), unit_latex=unit_latex, unit=unit,
                 sig_figs=int(match.group("n")), scientific=bool(match.group("sci")),
