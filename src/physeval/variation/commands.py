@@ -54,7 +54,7 @@ def _vary_abench_b(mid: str, n: int, seed: int, data: str | Path | None) -> list
     if not members:
         raise DataNotFoundError(f"abench-b has no problem mid {mid!r}")
     entry = load_phy_b_solutions().get(mid)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in sorted(members, key=lambda q: q.variant):
         meta = dict(p.meta)
         if entry is not None and p.variant in entry.dataset_errors:
