@@ -27,7 +27,7 @@ from pathlib import Path
 from physeval.answers.quantity import parse_quantity
 from physeval.units import format_unit, registry
 from physeval.grading.numeric import _reference, grade_numeric
-from physeval.grading.numeric_abench_compat import abench_value
+from physeval.grading.compat.abench import abench_value
 from physeval.tasks.abench_data import load_abench
 
 _REASONING = (

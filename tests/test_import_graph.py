@@ -1,9 +1,9 @@
-"""physeval's modules import in one direction: no module-level import cycle anywhere.
+"""physeval's modules import in one direction: no import cycle anywhere.
 
-Edges are the module-level ``import``/``from ... import`` statements of every module under
-``src/physeval`` (imports inside functions and ``if TYPE_CHECKING`` blocks are not edges: they
-do not run at import time). ``from physeval.pkg import name`` is an edge to the submodule when
-``name`` is one, else to the package.
+Edges are every ``import``/``from ... import`` statement of every module under ``src/physeval``,
+at module level or inside a function (a lazy import is still a dependency); only imports under
+``if TYPE_CHECKING`` (types, never run) are not edges. ``from physeval.pkg import name`` is an
+edge to the submodule when ``name`` is one, else to the package.
 """
 
 from __future__ import annotations
@@ -25,23 +25,22 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in ROOT.rglob("*.py")}
 
 
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    found: list[ast.Import | ast.ImportFrom] = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif isinstance(node, ast.Try):
-            found.extend(n for n in node.body if isinstance(n, (ast.Import, ast.ImportFrom)))
-    return found
+def _imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, at any depth, except those under ``if TYPE_CHECKING``."""
+    type_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            type_only.update(id(n) for n in ast.walk(node))
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in type_only]
 
 
 def import_graph() -> dict[str, set[str]]:
-    """module -> the physeval modules it imports at module level."""
+    """module -> the physeval modules it imports."""
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _top_level_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -94,6 +93,6 @@ def test_the_cycle_finder_finds_a_planted_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_no_module_level_import_cycle() -> None:
+def test_no_import_cycle() -> None:
     found = cycles(import_graph())
     assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)

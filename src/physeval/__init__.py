@@ -26,7 +26,7 @@ _EXPORTS: dict[str, str] = {
     "sample_frames": "physeval.scenes.frames", "Frame": "physeval.scenes.frames",
     "judge_video": "physeval.scenes.judge", "JudgeVerdict": "physeval.scenes.judge",
     # dynamic problems
-    "vary": "physeval.variation.engine", "load_template": "physeval.variation.template",
+    "vary": "physeval.variation.bank", "load_template": "physeval.variation.solution",
     "bank_problems": "physeval.variation.bank", "audit_problems": "physeval.variation.audit",
     # rewards
     "numeric_reward": "physeval.rewards", "symbolic_reward": "physeval.rewards", "trl_reward": "physeval.rewards",
@@ -102,6 +102,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.tasks.tracks.choice import ChoiceTask
     from physeval.tasks.tracks.numeric import NumericTask
     from physeval.variation.audit import audit_problems
-    from physeval.variation.bank import bank_problems
-    from physeval.variation.engine import vary
-    from physeval.variation.template import load_template
+    from physeval.variation.bank import bank_problems, vary
+    from physeval.variation.solution import load_template

@@ -14,7 +14,7 @@ import pytest
 
 from physeval.variation import SamplingError, Variant, bank_problems, vary, vary_command
 from physeval.variation.sampling import UniformStream, derive_key
-from physeval.variation.template import template_from_dict
+from physeval.variation.solution import template_from_dict
 from physeval.variation.writing import abench_suffix, round_sig, write_plain, write_scientific
 
 

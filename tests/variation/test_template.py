@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from physeval.variation import TemplateError, load_template
-from physeval.variation.template import template_from_dict
+from physeval.variation.solution import template_from_dict
 
 
 def _valid() -> dict[str, Any]:

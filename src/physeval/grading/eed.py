@@ -357,7 +357,7 @@ def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
 @lru_cache(maxsize=65536)
 def _score(reference: str, answer: str, compat: str | None) -> EEDResult:
     """The verdict for two *normalised* texts, once per process (thread-safe ``lru_cache``)."""
-    from physeval.grading.symbolic import check_equivalence, pipeline_equivalence
+    from physeval.grading.equivalence import check_equivalence, pipeline_equivalence
 
     if reference == answer:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical normalised answers")

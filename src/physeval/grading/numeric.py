@@ -8,12 +8,11 @@ rational arithmetic. Whether the asked significant figures and scientific notati
 respected is reported as information; ``strict_format=True`` makes them count.
 
 ``compat="abench"`` instead reproduces the official ABench evaluator's verdicts (see
-:mod:`physeval.grading.numeric_abench_compat`).
+:mod:`physeval.grading.compat.abench`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -22,42 +21,13 @@ from physeval.answers.extract import extract_final_answer
 from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, TOO_LARGE, ParsedQuantity, parse_quantity, sig_fig_range
 from physeval.answers.units import required_format
 from physeval.grading._never_raise import check_box, never_raises
-from physeval.problems import Grade, Outcome
+from physeval.grading.grades import NumericGrade
+from physeval.problems import Outcome
 from physeval.units import conversion, format_unit, parse_unit
 
 __all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
 
 COMPAT_MODES = (None, "abench")
-
-
-@dataclass(frozen=True)
-class NumericGrade(Grade):
-    """A numeric verdict with the facts behind it.
-
-    Attributes:
-        predicted: The answer's value converted into the reference's unit (``None`` if unread).
-        reference_value: The reference's value in its unit.
-        unit_required: The unit the question asks for, as written there.
-        unit_given: The unit written in the answer, as written.
-        extraction_rule: Which extraction rule found the answer (``boxed_last``, ...).
-        sig_figs_required / sig_figs_ok: The question's significant figures and whether the
-            answer, as written, carries that many (``None`` when not asked or not decidable).
-        scientific_required / scientific_ok: Whether scientific notation was asked and used.
-        relative_error: ``|y_hat - y*| / |y*|`` (``None`` when undefined).
-        compat: The compatibility mode that produced the verdict (``None`` for physeval's own).
-    """
-
-    predicted: float | None = None
-    reference_value: float | None = None
-    unit_required: str | None = None
-    unit_given: str | None = None
-    extraction_rule: str = "none"
-    sig_figs_required: int | None = None
-    sig_figs_ok: bool | None = None
-    scientific_required: bool = False
-    scientific_ok: bool | None = None
-    relative_error: float | None = None
-    compat: str | None = None
 
 
 @lru_cache(maxsize=8192)
@@ -141,7 +111,7 @@ def grade_numeric(
         option raises ``ValueError`` (a programming error, checked before grading).
     """
     if compat == "abench":
-        from physeval.grading.numeric_abench_compat import grade_abench_compat
+        from physeval.grading.compat.abench import grade_abench_compat
 
         return grade_abench_compat(response, reference, question, rel_tol=rel_tol)
     if compat is not None:

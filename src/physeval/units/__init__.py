@@ -10,7 +10,7 @@
 
 Importing this package loads neither pint nor SymPy; they load on first use. The official
 ABench evaluator's unit stripping is reproduced bug for bug elsewhere
-(:mod:`physeval.grading.numeric_abench_compat`) and deliberately does not use this package.
+(:mod:`physeval.grading.compat.abench`) and deliberately does not use this package.
 """
 
 from physeval.units.convert import (

@@ -126,8 +126,8 @@ def default_unit_latex(unit: str) -> str:
                 return sym.replace(bad, "}" + good + r"\mathrm{")
         return sym
 
-    def power(name: str, exp: object) -> str:
-        frac = Fraction(exp).limit_denominator(1000)  # type: ignore[arg-type]
+    def power(name: str, exp: Any) -> str:
+        frac = Fraction(exp).limit_denominator(1000)
         shown = str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
         return symbol(name) + ("" if frac == 1 else "^{" + shown + "}")
 

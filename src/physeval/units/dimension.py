@@ -78,11 +78,11 @@ def _normalize(exponents: Mapping[str, Fraction]) -> Dimension:
     return tuple(sorted((name, exp) for name, exp in exponents.items() if exp != 0))
 
 
-def dimension_from_pint(container: Mapping[str, object]) -> Dimension:
+def dimension_from_pint(container: Mapping[str, Any]) -> Dimension:
     """A pint dimensionality (``{"[length]": 1, "[time]": -2}``) as a :data:`Dimension`."""
     exps: dict[str, Fraction] = {}
     for key, exponent in dict(container).items():
-        exps[str(key).strip("[]")] = Fraction(exponent).limit_denominator(1000)  # type: ignore[arg-type]
+        exps[str(key).strip("[]")] = Fraction(exponent).limit_denominator(1000)
     return _normalize(exps)
 
 

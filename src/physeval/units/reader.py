@@ -12,7 +12,7 @@ string (``uA``, ``kohm``) for templates. :data:`CJK_UNITS` is the one table of C
 names; :data:`CJK_UNITS_AFTER_NUMBERS` is the part of it that is safe to read in running
 prose right after a number (``开`` is kelvin in a unit slot but "open" in a sentence).
 The bug-compatible unit stripping of the official ABench evaluator is not here: it lives in
-:mod:`physeval.grading.numeric_abench_compat`, on purpose apart.
+:mod:`physeval.grading.compat.abench`, on purpose apart.
 """
 
 from __future__ import annotations

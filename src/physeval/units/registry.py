@@ -38,7 +38,7 @@ def registry() -> Any:
             if _REGISTRY is None:
                 import pint
 
-                ureg = pint.UnitRegistry(non_int_type=Fraction, autoconvert_offset_to_baseunit=True)
+                ureg: Any = pint.UnitRegistry(non_int_type=Fraction, autoconvert_offset_to_baseunit=True)
                 for definition in DEFINITIONS:
                     ureg.define(definition)
                 _format_exact_exponents(ureg)

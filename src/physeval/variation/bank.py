@@ -15,10 +15,11 @@ from typing import Literal
 
 from ..errors import DataNotFoundError, UserError
 from ..problems import Problem
-from .engine import vary
-from .template import Template, load_template
+from .engine import Variant, vary_template
+from .solution import load_template
+from .template import Template
 
-__all__ = ["BANK_DIR", "load_bank", "bank_problems", "resolve_template", "bank_ids"]
+__all__ = ["BANK_DIR", "load_bank", "bank_problems", "resolve_template", "bank_ids", "vary", "UnknownTemplateError"]
 
 BANK_DIR = Path(__file__).resolve().parent / "bank"
 
@@ -115,5 +116,15 @@ def bank_problems(kind: Kind, *, variants: int = 4, seed: int = 0) -> list[Probl
     problems: list[Problem] = []
     for template in _load(kind):
         count = variants if template.varying else 1
-        problems.extend(v.to_problem() for v in vary(template, count, seed))
+        problems.extend(v.to_problem() for v in vary_template(template, count, seed))
     return problems
+
+
+def vary(template: Template | str, n: int, seed: int = 0) -> list[Variant]:
+    """``n`` variants of ``template`` (a Template, a bank id, or a YAML path) for ``seed``.
+
+    Raises :class:`~physeval.variation.sampling.SamplingError` when the variants cannot be drawn
+    within the template's tries, ``ValueError`` when ``n < 1``, and
+    :class:`UnknownTemplateError` for an id that is no template. Thread-safe.
+    """
+    return vary_template(template if isinstance(template, Template) else resolve_template(template), n, seed)

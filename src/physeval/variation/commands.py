@@ -19,8 +19,7 @@ from physeval.errors import DataError, DataNotFoundError
 
 from ..problems import Problem
 from .audit import Finding, audit_problems, read_abench_csv
-from .bank import bank_problems, load_bank
-from .engine import vary
+from .bank import bank_problems, load_bank, vary
 
 __all__ = ["vary_command", "audit_command", "load_solutions"]
 

@@ -12,23 +12,25 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import mpmath
 import sympy
 
+from physeval.units import format_dimension, parse_dimension
+
 from ..problems import Problem
 from .precision import exclusive, working_digits
 from .sampling import SamplingError, UniformStream, derive_key, sample_parameter
-from .solution import EVAL_DPS, CompiledTemplate, exact_answer, mpf_to_decimal
+from .solution import EVAL_DPS, CompiledTemplate, _check, _evaluate, check_values, exact_answer, mpf_to_decimal  # noqa: F401  (the checks live with the compiled template)
 from .template import PLACEHOLDER, Template
-from physeval.units import format_dimension, parse_dimension
 from .writing import abench_suffix, round_sig, write_plain, write_scientific
 
-__all__ = ["Variant", "vary", "make_variant", "check_values", "SamplingError"]
+__all__ = ["Variant", "vary_template", "make_variant", "check_values", "SamplingError"]
 
 _TIE_EPS = Decimal("1e-30")
 
@@ -91,47 +93,6 @@ def _meta(template: Template) -> dict[str, Any]:
         meta["symbols_latex"] = {s.name: s.latex for s in template.symbols if s.latex}
         meta["answer_dimension"] = format_dimension(parse_dimension(template.answer.dimension))
     return meta
-
-
-def _evaluate(compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[list[Any] | None, str | None]:
-    try:
-        out = compiled.evaluate(*[mpmath.mpf(str(v)) for v in values])
-    except (ZeroDivisionError, ValueError, TypeError, OverflowError) as exc:
-        return None, f"solution cannot be evaluated ({type(exc).__name__}: {exc})"
-    # a solution without free parameters evaluates to a plain int (``4``): the same number as an mpf
-    out = [mpmath.mpf(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in out]
-    return out, None
-
-
-def check_values(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> str | None:
-    """``None`` when ``values`` make a valid variant, else the reason (a constraint, a bad answer)."""
-    return _check(template, compiled, values)[0]
-
-
-def _check(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[str | None, Any]:
-    """(reason or None, the numeric answer as mpf or None)."""
-    with working_digits(EVAL_DPS):
-        out, err = _evaluate(compiled, values)
-        if err:
-            return err, None
-        assert out is not None
-        if template.kind == "numeric":
-            value, checks = out[0], out[1:]
-            if not isinstance(value, mpmath.mpf):
-                return f"answer is not a real number ({value})", None
-            if not mpmath.isfinite(value):
-                return "answer is not finite", None
-            if value == 0:
-                return "answer is zero", None
-        else:
-            value, checks = None, out
-        for text, ok in zip(compiled.constraints, checks):
-            try:
-                if not bool(ok):
-                    return f"constraint {text!r} violated", None
-            except TypeError:
-                return f"constraint {text!r} cannot be decided (complex value)", None
-    return None, value
 
 
 USE_FLOAT_FAST_PATH = True
@@ -276,23 +237,15 @@ def make_variant(template: Template, index: int, values: Sequence[Decimal], *, m
                    answer=answer, value=value, params=written, meta=dict(meta if meta is not None else _meta(template)))
 
 
-def _resolve(template: Template | str) -> Template:
-    if isinstance(template, Template):
-        return template
-    from .bank import resolve_template
-
-    return resolve_template(template)
-
-
-def vary(template: Template | str, n: int, seed: int = 0) -> list[Variant]:
-    """``n`` variants of ``template`` (a Template, a bank id, or a YAML path) for ``seed``.
+def vary_template(template: Template, n: int, seed: int = 0) -> list[Variant]:
+    """``n`` variants of ``template`` for ``seed`` (:func:`physeval.variation.vary` also takes a bank id or a path).
 
     Raises :class:`SamplingError` when a variant cannot be drawn within ``template.max_tries``
     attempts (constraints too tight, or fewer distinct parameter sets than asked for), with the
     most frequent rejection reasons; ``ValueError`` when ``n < 1``. Thread-safe: the template is
     resolved (and loaded) first, then its variants are made holding the precision lock.
     """
-    return _vary(_resolve(template), n, seed)
+    return _vary(template, n, seed)
 
 
 @exclusive

@@ -35,9 +35,9 @@ from physeval.units import UnitError, unit_dimension, unit_to_si
 from physeval.units.reader import BARE_UNITS_AFTER_NUMBERS, CJK_UNITS_AFTER_NUMBERS, pint_unit_string
 
 from .constants import BUILTIN_CONSTANTS
-from .engine import Variant, vary
-from .solution import SOLUTION_FUNCTIONS, parse_solution
-from .template import PLACEHOLDER, Template, TemplateError, template_from_dict
+from .engine import Variant, vary_template
+from .solution import SOLUTION_FUNCTIONS, parse_solution, template_from_dict
+from .template import PLACEHOLDER, Template, TemplateError
 from .writing import sig_figs_of
 
 __all__ = [
@@ -121,7 +121,7 @@ class PlainConversion:
         """Variants of the converted problem; refuses a flagged conversion."""
         if not self.ok or self.template is None:
             raise ValueError(f"flagged problem cannot be varied: {self.reason}")
-        return vary(self.template, n, seed)
+        return vary_template(self.template, n, seed)
 
 
 # --------------------------------------------------------------------------- instruction

@@ -9,13 +9,13 @@ drawn without drawing variants ``0..i-1`` first.
 
 from __future__ import annotations
 
-from physeval.errors import UserError
-
 import hashlib
 import math
 from decimal import Decimal
 
 import mpmath
+
+from physeval.errors import UserError
 
 from .precision import working_digits
 from .template import Parameter

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import mpmath
 import sympy
@@ -26,8 +27,6 @@ from sympy.parsing.sympy_parser import (
     repeated_decimals,
 )
 
-from .precision import exclusive
-from .template import Template, TemplateError
 from physeval.units import (
     Dimension,
     UnitError,
@@ -37,6 +36,9 @@ from physeval.units import (
     unit_dimension,
     unit_to_si,
 )
+
+from .precision import exclusive, working_digits
+from .template import Template, TemplateError, parse_template, parse_template_dict
 
 __all__ = [
     "CompiledTemplate",
@@ -252,13 +254,52 @@ def compile_template(template: Template) -> CompiledTemplate:
         symbol_latex={names[s.name]: s.latex for s in template.symbols if s.latex},
         symbols=names, warnings=warnings, evaluate_float=evaluate_float,
     )
-    from .engine import check_values  # local import: the engine imports this module
-
     reason = check_values(template, compiled, [p.value for p in template.parameters])
     if reason is not None:
         raise _fail(template, "constraints" if "constraint" in reason else "solution",
                     f"the canonical values are not a valid variant: {reason}")
     return compiled
+
+
+def _evaluate(compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[list[Any] | None, str | None]:
+    try:
+        out = compiled.evaluate(*[mpmath.mpf(str(v)) for v in values])
+    except (ZeroDivisionError, ValueError, TypeError, OverflowError) as exc:
+        return None, f"solution cannot be evaluated ({type(exc).__name__}: {exc})"
+    # a solution without free parameters evaluates to a plain int (``4``): the same number as an mpf
+    out = [mpmath.mpf(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in out]
+    return out, None
+
+
+def check_values(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> str | None:
+    """``None`` when ``values`` make a valid variant, else the reason (a constraint, a bad answer)."""
+    return _check(template, compiled, values)[0]
+
+
+def _check(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[str | None, Any]:
+    """(reason or None, the numeric answer as mpf or None)."""
+    with working_digits(EVAL_DPS):
+        out, err = _evaluate(compiled, values)
+        if err:
+            return err, None
+        assert out is not None
+        if template.kind == "numeric":
+            value, checks = out[0], out[1:]
+            if not isinstance(value, mpmath.mpf):
+                return f"answer is not a real number ({value})", None
+            if not mpmath.isfinite(value):
+                return "answer is not finite", None
+            if value == 0:
+                return "answer is zero", None
+        else:
+            value, checks = None, out
+        for text, ok in zip(compiled.constraints, checks):
+            try:
+                if not bool(ok):
+                    return f"constraint {text!r} violated", None
+            except TypeError:
+                return f"constraint {text!r} cannot be decided (complex value)", None
+    return None, value
 
 
 def _margin(expr: sympy.Basic) -> tuple[sympy.Expr, sympy.Expr]:
@@ -300,3 +341,21 @@ def mpf_to_decimal(value: Any, digits: int = 45) -> Decimal:
     """An mpmath number as a Decimal with ``digits`` significant digits."""
     return Decimal(mpmath.nstr(value, digits, strip_zeros=False, min_fixed=1, max_fixed=0))
 
+
+
+def template_from_dict(data: Mapping[str, Any], *, path: str | None = None,
+                       strict_dimensions: bool = True) -> Template:
+    """A validated, compiled template from a mapping: :func:`~physeval.variation.template.parse_template_dict`,
+    then :func:`compile_template` (a bad solution is a :class:`TemplateError` here, at load time)."""
+    from dataclasses import replace
+
+    template = parse_template_dict(data, path=path, strict_dimensions=strict_dimensions)
+    return replace(template, compiled=compile_template(template))
+
+
+def load_template(source: Any) -> Template:
+    """Load, validate and compile a template from a YAML file path, YAML text, or a mapping."""
+    from dataclasses import replace
+
+    template = parse_template(source)
+    return replace(template, compiled=compile_template(template))

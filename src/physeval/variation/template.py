@@ -8,19 +8,20 @@ See docs/templates.md for the format, field by field.
 
 from __future__ import annotations
 
-from physeval.errors import UserError
-
 import keyword
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import yaml
 
-from .constants import BUILTIN_CONSTANTS
+from physeval.errors import UserError
 from physeval.units import UnitError, default_unit_latex, parse_dimension, unit_dimension, unit_to_si
+
+from .constants import BUILTIN_CONSTANTS
 from .writing import round_decimals, round_sig, write_plain, write_scientific
 
 __all__ = [
@@ -30,8 +31,8 @@ __all__ = [
     "SymbolSpec",
     "AnswerSpec",
     "TemplateError",
-    "load_template",
-    "template_from_dict",
+    "parse_template",
+    "parse_template_dict",
     "DOMAINS",
     "LEVELS",
     "PLACEHOLDER",
@@ -446,8 +447,8 @@ def _solution(raw: Any, errors: _Errors) -> tuple[str, ...]:
     return ()
 
 
-def template_from_dict(data: Mapping[str, Any], *, path: str | None = None, strict_dimensions: bool = True) -> Template:
-    """Validate a parsed template and compile it; raises :class:`TemplateError` listing every problem.
+def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, strict_dimensions: bool = True) -> Template:
+    """Validate a parsed template (not compiled yet); raises :class:`TemplateError` listing every problem.
 
     ``strict_dimensions=False`` (used for problems converted from plain text, whose units are
     read from prose) turns dimension errors of the solution into ``compiled.warnings``.
@@ -534,10 +535,6 @@ def template_from_dict(data: Mapping[str, Any], *, path: str | None = None, stri
         max_tries=max_tries, notes=str(data.get("notes", "")), source=str(data.get("source", "")),
         instruction=str(data.get("instruction", "") or ""), strict_dimensions=strict_dimensions, path=path,
     )
-    from .solution import compile_template  # local import: solution imports this module
-
-    compiled = compile_template(template)
-    object.__setattr__(template, "compiled", compiled)
     return template
 
 
@@ -557,10 +554,11 @@ def _named_entries(data: Mapping[str, Any], key: str, hint: str, errors: Any,
     return built
 
 
-def load_template(source: str | Path | Mapping[str, Any]) -> Template:
-    """Load and validate a template from a YAML file path, YAML text, or an already-parsed mapping."""
+def parse_template(source: str | Path | Mapping[str, Any]) -> Template:
+    """Read and validate a template (a YAML file path, YAML text or a mapping), not yet compiled
+    (:func:`physeval.variation.solution.load_template` compiles it)."""
     if isinstance(source, Mapping):
-        return template_from_dict(source)
+        return parse_template_dict(source)
     path: str | None = None
     if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))):
         path = str(source)
@@ -574,4 +572,4 @@ def load_template(source: str | Path | Mapping[str, Any]) -> Template:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise TemplateError(path or "<yaml>", [("<yaml>", f"not valid YAML: {exc}")]) from None
-    return template_from_dict(data, path=path)
+    return parse_template_dict(data, path=path)

@@ -23,16 +23,12 @@ original (digit-group commas, ``3.0E+05``), the original's rejection is reproduc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # numeric.py imports this module; the type is only named here
-    from physeval.grading.numeric import NumericGrade
-
 import math
 import re
 from functools import lru_cache
 
 from physeval.grading._never_raise import never_raises
+from physeval.grading.grades import NumericGrade
 from physeval.problems import Outcome
 
 __all__ = ["abench_boxed_content", "abench_delete_units", "abench_value", "grade_abench_compat"]
@@ -160,7 +156,6 @@ def abench_value(latex: str) -> float | None:
 
 
 def _compat_error(reason: str, *_args: object, **_kwargs: object) -> NumericGrade:
-    from physeval.grading.numeric import NumericGrade
 
     return NumericGrade(False, Outcome.ERROR, reason, compat="abench")
 
@@ -170,7 +165,6 @@ def grade_abench_compat(response: str, reference: str, question: str = "", *,
                         rel_tol: float = 0.01) -> NumericGrade:
     """The official evaluator's verdict on ``response`` as a :class:`NumericGrade`."""
     from physeval.answers.units import required_format
-    from physeval.grading.numeric import NumericGrade
 
     fmt = required_format(question or "")
     base = {
