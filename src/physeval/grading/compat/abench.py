@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from typing import Any
 
 from physeval.grading._never_raise import never_raises
 from physeval.grading.grades import NumericGrade
@@ -167,7 +168,7 @@ def grade_abench_compat(response: str, reference: str, question: str = "", *,
     from physeval.answers.units import required_format
 
     fmt = required_format(question or "")
-    base = {
+    base: dict[str, Any] = {
         "compat": "abench",
         "unit_required": fmt.unit,
         "sig_figs_required": fmt.sig_figs,
@@ -189,10 +190,12 @@ def grade_abench_compat(response: str, reference: str, question: str = "", *,
         fallback = _single_number(expression)
         value = abench_value(str(fallback)) if fallback is not None else None
     if value is None:
-        return NumericGrade(False, Outcome.UNPARSEABLE, f"abench: {expression.strip()[:60]!r} does not evaluate to one number", **base)
+        return NumericGrade(False, Outcome.UNPARSEABLE,
+                            f"abench: {expression.strip()[:60]!r} does not evaluate to one number", **base)
     base["predicted"] = value
     if ref_value is None:
         return NumericGrade(False, Outcome.ERROR, f"abench: reference {reference!r} does not evaluate", **base)
     if abs(ref_value - value) <= rel_tol * abs(ref_value):
         return NumericGrade(True, Outcome.CORRECT, "abench: within tolerance (units stripped, not converted)", **base)
-    return NumericGrade(False, Outcome.WRONG, f"abench: {value:.6g} vs {ref_value:.6g} (units stripped, not converted)", **base)
+    return NumericGrade(False, Outcome.WRONG,
+                        f"abench: {value:.6g} vs {ref_value:.6g} (units stripped, not converted)", **base)
