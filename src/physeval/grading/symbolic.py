@@ -153,7 +153,7 @@ def grade_symbolic_many(
     check_compat(compat)
     pairs = list(pairs)
     if dimensions is None or isinstance(dimensions, Mapping):
-        per_pair: list[Mapping[str, str] | None] = [dimensions] * len(pairs)  # type: ignore[list-item]
+        per_pair: list[Mapping[str, str] | None] = [dimensions] * len(pairs)
     else:
         per_pair = list(dimensions)
         if len(per_pair) != len(pairs):
