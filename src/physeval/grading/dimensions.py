@@ -84,7 +84,8 @@ def dimension_of(expr: Any, dimensions: Mapping[str, str], *, compat: str | None
         raise ValueError(str(exc)) from exc
 
 
-def _assess(latex: str, table: Mapping[str, Dimension], compat: str | None) -> tuple[bool | None, Dimension | None, str]:
+def _assess(latex: str, table: Mapping[str, Dimension],
+            compat: str | None) -> tuple[bool | None, Dimension | None, str]:
     from physeval.answers.latex import latex_to_sympy
 
     conv = latex_to_sympy(latex, compat=compat)
@@ -113,7 +114,8 @@ def check_dimensions(
     answer_text = None if answer_dim is None else format_dimension(answer_dim)
     ref_text = None if ref_dim is None else format_dimension(ref_dim)
     if consistent is not True:
-        return DimensionCheck(consistent, None if consistent is None else False, None, ref_text, f"answer: {answer_why}")
+        return DimensionCheck(consistent, None if consistent is None else False, None, ref_text,
+                              f"answer: {answer_why}")
     if ref_ok is not True:
         return DimensionCheck(True, None, answer_text, None, f"reference: {ref_why}")
     matches = answer_dim == ref_dim
