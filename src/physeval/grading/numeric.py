@@ -187,12 +187,14 @@ def grade_numeric(
     if hit is None:
         err = base["relative_error"]
         detail = f"relative error {err:.3g}" if err is not None else "reference is 0, answer is not"
-        return NumericGrade(False, Outcome.WRONG, f"{float(predicted):.6g} vs {float(ref_value):.6g}: {detail} > {rel_tol:g}{note}", **base)
+        return NumericGrade(False, Outcome.WRONG,
+                            f"{float(predicted):.6g} vs {float(ref_value):.6g}: {detail} > {rel_tol:g}{note}", **base)
     if strict_format and (sig_ok is False or sci_ok is False):
         problems = []
         if sig_ok is False:
             problems.append(f"{fmt.sig_figs} significant figures required, {q.mantissa!r} written")
         if sci_ok is False:
             problems.append("scientific notation required")
-        return NumericGrade(False, Outcome.WRONG, "value within tolerance but format wrong: " + "; ".join(problems) + note, **base)
+        return NumericGrade(False, Outcome.WRONG,
+                            "value within tolerance but format wrong: " + "; ".join(problems) + note, **base)
     return NumericGrade(True, Outcome.CORRECT, f"within {rel_tol:g} relative tolerance{note}", **base)
