@@ -196,8 +196,9 @@ def bench_serve(requests: int, clients: int) -> None:
 
             responses = asyncio.run(burst())
             refused = [r for r in responses if r.status_code == 503]
+            after = sorted({str(r.headers.get("Retry-After")) for r in refused})
             print(f"  saturated (queue 8, concurrency 2, 64 at once): {len(responses) - len(refused)} answered 200, "
-                  f"{len(refused)} answered 503 with Retry-After {sorted({r.headers.get('Retry-After') for r in refused})}")
+                  f"{len(refused)} answered 503 with Retry-After {after}")
         finally:
             served.stop()
         served = _Served(*judge_args, "--concurrency", "16")

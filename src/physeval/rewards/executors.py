@@ -200,7 +200,7 @@ class RayExecutor:
 
             raise UserError("--executor ray needs ray: pip install 'physeval[ray]'") from exc
         if not ray.is_initialized():
-            extra = {"_node_ip_address": node_ip_address} if node_ip_address else {}
+            extra: dict[str, Any] = {"_node_ip_address": node_ip_address} if node_ip_address else {}
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, **extra)
         self._ray = ray
         self.chunk_size = max(1, chunk_size)
@@ -225,7 +225,8 @@ class RayExecutor:
         """One call of the judge actor (zero CPUs, started on first use) per verdict."""
         with self._lock:
             if self._judge_actor is None:
-                actor = self._ray.remote(num_cpus=0, max_concurrency=1024)(JudgeService)
+                remote: Any = self._ray.remote  # its stubs know no max_concurrency (an actor option)
+                actor = remote(num_cpus=0, max_concurrency=1024)(JudgeService)
                 self._judge_actor = actor.remote()
         return await asyncio.wrap_future(self._judge_actor.judge.remote(job).future())
 

@@ -40,7 +40,7 @@ class RayClusterError(RuntimeError):
 def _refresh_ray_auth() -> None:
     """Make an already imported Ray read the auth settings again (it caches them on import)."""
     try:
-        from ray._raylet import AuthenticationTokenLoader, Config
+        from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
     except ImportError:  # an older Ray without token authentication: nothing cached
         return
     Config.initialize("")

@@ -63,7 +63,7 @@ JUDGE_RULES = (
 
 
 def training_scene_prompt(question: str) -> list[dict[str, str]]:
-    """The scene prompt (:func:`physeval.scenes.prompt.scene_prompt`) with :data:`POLICY_RULES` in its system message."""
+    """The scene prompt (:func:`physeval.scenes.prompt.scene_prompt`), :data:`POLICY_RULES` in its system message."""
     from physeval.scenes.prompt import scene_prompt
 
     messages = scene_prompt(question)

@@ -322,8 +322,8 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
 
     @app.get("/health")
     async def health() -> Any:
-        out = {"status": "ok", "track": options.track, "executor": options.executor,
-               "queue_depth": service.queue_depth, "in_flight": service.in_flight}
+        out: dict[str, Any] = {"status": "ok", "track": options.track, "executor": options.executor,
+                               "queue_depth": service.queue_depth, "in_flight": service.in_flight}
         if options.track == "scene":
             out["judges"] = options.scene.record()  # reward and evaluation judges, side by side
         return out
@@ -354,8 +354,9 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
     print(f"physeval serve: listening on http://{host}:{bound} (track {options.track}, executor {options.executor})",
           file=sys.stderr, flush=True)
     app = create_app(options, announce=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, backlog=4096,
-                            timeout_graceful_shutdown=graceful_timeout, timeout_keep_alive=30)
+    grace = None if graceful_timeout is None else max(1, round(graceful_timeout))
+    config = uvicorn.Config(app, log_level="warning", access_log=False, backlog=4096, timeout_keep_alive=30,
+                            timeout_graceful_shutdown=grace)
     # uvicorn re-raises the signal it stopped on once it is done; a SIGTERM after a graceful
     # shutdown is a clean exit (status 0), so the handler it restores and re-raises into is a no-op
     signal.signal(signal.SIGTERM, lambda *_: None)

@@ -202,10 +202,10 @@ def route_data_source(data_source: str | None) -> Track | None:
 
 def _verl_default() -> Callable[..., Any] | None:
     try:
-        from verl.utils.reward_score import default_compute_score  # type: ignore[import-not-found]
+        from verl.utils.reward_score import default_compute_score
     except ImportError:
         return None
-    return default_compute_score  # type: ignore[no-any-return]
+    return default_compute_score
 
 
 def _verl_dict(result: RewardResult) -> dict[str, Any]:
@@ -289,7 +289,7 @@ def _response_of(query: str, prompt: str) -> str:
 
 def _tensor(values: list[float]) -> Any:
     try:
-        import torch  # type: ignore[import-not-found]
+        import torch
     except ImportError:
         return values
     return torch.tensor(values, dtype=torch.float32)
