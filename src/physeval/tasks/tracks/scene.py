@@ -114,7 +114,7 @@ class SceneTask(Task):
 
     # -- grading --------------------------------------------------------------------------
     @property
-    def judge_mode(self) -> str:
+    def judge_mode(self) -> Literal["frames", "video", "text"]:
         """``frames`` (default), ``video`` or ``text``."""
         return "video" if self.opts.judge_video else self.opts.judge_mode
 
@@ -160,8 +160,8 @@ class SceneTask(Task):
         video_dir = (context.run_dir / "videos") if context.run_dir else None
         video_name = f"{_safe(problem.id)}_v{_safe(problem.variant)}_s{context.sample}.mp4"
         render = await self._render(code, video_dir, video_name)
-        base = dict(stage=render.stage, executable=render.executable, rendered=render.rendered,
-                    playable=render.playable, render=render.to_dict(), extracted=code)
+        base: dict[str, Any] = dict(stage=render.stage, executable=render.executable, rendered=render.rendered,
+                                    playable=render.playable, render=render.to_dict(), extracted=code)
         if not render.playable:
             # stage "error" is the model's program crashing; as an outcome "error" means the grader failed
             # stage "sandbox_error" measured nothing about the program: an error row (kind sandbox), not a 0
@@ -290,7 +290,9 @@ async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(_render_job)
-    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox)
+    # ray's overloads type _render_job by its first four parameters (the fifth has a default), so the
+    # stubs reject the fifth argument that the real remote() accepts
+    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox)  # type: ignore[call-arg]
     return await asyncio.wrap_future(ref.future())
 
 
