@@ -256,7 +256,7 @@ class _Sizer:
         args = node.args
         if any(s for _, s in kids):
             # f(n, 10^7) of symbols: expand_func would build a product of 10^7 factors
-            for arg, (size, symbolic) in zip(args, kids):
+            for _arg, (size, symbolic) in zip(args, kids):
                 if not symbolic:
                     self.degree(_estimate_value(size), node, "argument")
             return max(k for k, _ in kids) * 10.0
@@ -311,8 +311,8 @@ def expanded_terms(expr: Any, cap: int = 10**9) -> int:
 
     A sum adds, a product multiplies, ``(t_1 + ... + t_k)^n`` for a positive integer ``n``
     gives ``binomial(n + k - 1, k - 1)`` times the terms of its summands to the ``n``; other
-    nodes count as one term. The exponent may be unevaluated (``10^3``). Used as the operation budget in front of ``simplify`` and
-    ``expand``, whose cost grows with this number.
+    nodes count as one term. The exponent may be unevaluated (``10^3``). Used as the operation budget
+    in front of ``simplify`` and ``expand``, whose cost grows with this number.
     """
     import sympy
 
