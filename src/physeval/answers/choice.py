@@ -3,8 +3,8 @@
 Why: a multiple-choice physics set should be one small module; the hard part, reading which
 option a free-form solution chose, lives here once. Rules, first match wins, after ``<think>``
 spans are removed: the last ``\\boxed{}`` (``\\boxed{B}``, ``\\boxed{(B)}``, ``\\boxed{\\text{B}}``);
-an explicit answer phrase (``Answer: B``, ``the answer is (B)`` with an upper-case letter, ``答案：B``, ``选 B``), the last
-one; a last line that is only a letter (``B``, ``(B)``, ``B.``). Two different letters where one is
+an explicit answer phrase (``Answer: B``, ``the answer is (B)`` with an upper-case letter, ``答案：B``,
+``选 B``), the last one; a last line that is only a letter (``B``, ``(B)``, ``B.``). Two different letters where one is
 expected (``\\boxed{A or B}``) is ``ambiguous``, never a guess.
 """
 
