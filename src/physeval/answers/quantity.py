@@ -97,7 +97,8 @@ _OR_WORDS = re.compile(
     r"\\text\s*\{\s*(?:or|and)\s*\}|\\(?:quad|qquad)\b|\bor\b|\band\b|或|和|以及|;",
     re.IGNORECASE,
 )
-_CHAIN = re.compile(r"\\approx\b|\\simeq\b|\\sim\b|\\equiv\b|\\cong\b|\\doteq\b|:=|=|\\to\b|\\rightarrow\b|\\Rightarrow\b|\\implies\b")
+_CHAIN = re.compile(r"\\approx\b|\\simeq\b|\\sim\b|\\equiv\b|\\cong\b|\\doteq\b|:=|=|"
+                    r"\\to\b|\\rightarrow\b|\\Rightarrow\b|\\implies\b")
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant\b|\\ne(?:q)?\b|≤|≥|\\ll\b|\\gg\b")
 _VECTOR = re.compile(
     r"\\vec\b|\\hat\b|\\mathbf\s*\{\s*[ijkxyzre]\s*\}|\\boldsymbol|\\begin\s*\{[pbvBV]?matrix\}|\\langle|\\overrightarrow"
@@ -110,7 +111,8 @@ _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "012345
 _WRAPPED_NUMBER = re.compile(r"\\(?:text|mathrm|textrm|operatorname|mathbf|boldsymbol)\s*\{\s*([+-]?\s*[\d.,]+)\s*\}")
 _TUPLE = re.compile(r"^[(\[].*,.*[)\]]$", re.DOTALL)
 _TRAILING_PUNCT = re.compile(r"[\s.,;:。，]+$")
-_APPROX_WORDS = re.compile(r"^(?:\\text\s*\{\s*)?(?:approximately|approx\.?|about|around|roughly|约|大约|约为|约等于)\s*\}?\s*", re.IGNORECASE)
+_APPROX_WORDS = re.compile(r"^(?:\\text\s*\{\s*)?(?:approximately|approx\.?|about|around|roughly|约|大约|约为|约等于)"
+                           r"\s*\}?\s*", re.IGNORECASE)
 
 
 def _normalise(text: str) -> str:
@@ -183,7 +185,8 @@ def _unit_status(rest: str) -> tuple[str | None, bool, str]:
     plain = _WRAPPER.sub(r" \1 ", rest).strip()
     if _SINGLE_LETTER_SYMBOL.match(plain) and not rest.lstrip().startswith(("\\text", "\\mathrm")):
         return None, False, f"free symbol {plain!r} after the number"
-    if _WORDS.match(plain) or plain.startswith(("\\text", "\\mathrm")) or rest.lstrip().startswith(("\\text", "\\mathrm")):
+    if (_WORDS.match(plain) or plain.startswith(("\\text", "\\mathrm"))
+            or rest.lstrip().startswith(("\\text", "\\mathrm"))):
         if not re.search(r"\d|\\frac|\\sqrt", plain):
             return plain, False, ""
     return None, False, "symbolic"
@@ -408,7 +411,8 @@ def parse_quantity(text: str | None) -> ParsedQuantity:
             bad = next(q for q in parsed if not q.ok)
             return _fail(AMBIGUOUS, f"several answers, one not a number ({bad.reason})")
         if len(values) > 1:
-            shown = ", ".join(f"{float(v):g}" + (f" {u}" if u else "") for v, u in sorted(values, key=str)[:4] if v is not None)
+            shown = ", ".join(f"{float(v):g}" + (f" {u}" if u else "")
+                              for v, u in sorted(values, key=str)[:4] if v is not None)
             return _fail(AMBIGUOUS, f"several different values: {shown}")
     if not parsed:
         return _fail(NO_ANSWER, "the final answer is empty")
