@@ -83,7 +83,8 @@ _CJK_TABLE = {
     "瓦特": "W", "瓦": "W", "千瓦": "kW", "开尔文": "K", "开": "K", "摄氏度": "degC", "度": "degree",
     "弧度": "rad", "赫兹": "Hz", "赫": "Hz", "帕斯卡": "Pa", "千帕": "kPa", "帕": "Pa", "特斯拉": "T",
     "毫特": "mT", "韦伯": "Wb", "库仑": "C", "库": "C", "法拉": "F", "亨利": "H", "升": "L", "毫升": "mL",
-    "大气压": "atm", "标准大气压": "atm", "个标准大气压": "atm", "个大气压": "atm", "百帕": "hPa", "毫米汞柱": "mmHg", "摩尔": "mol", "米每秒": "m/s",
+    "大气压": "atm", "标准大气压": "atm", "个标准大气压": "atm", "个大气压": "atm", "百帕": "hPa", "毫米汞柱": "mmHg",
+    "摩尔": "mol", "米每秒": "m/s",
 }
 CJK_UNITS: tuple[tuple[str, str], ...] = tuple(sorted(_CJK_TABLE.items(), key=lambda kv: -len(kv[0])))
 """Chinese unit names -> pint spelling, longest first (so 千米 is not read as 千 + 米)."""
