@@ -60,8 +60,8 @@ def export_docs(task_name: str, out: str | Path, **options: Any) -> int:
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
     """lm-eval's ``process_results``: 1.0 when physeval's grader accepts the first generation."""
     task = _task(doc["task"], dict(doc.get("options") or {}))
-    problem = Problem(id=str(doc["id"]), question=doc.get("question", ""), answer=doc["answer"], variant=str(doc.get("variant", "0")),
-                      meta=dict(doc.get("meta") or {}))
+    problem = Problem(id=str(doc["id"]), question=doc.get("question", ""), answer=doc["answer"],
+                      variant=str(doc.get("variant", "0")), meta=dict(doc.get("meta") or {}))
     response, _reasoning = split_reasoning(results[0] if results else "")
     return {"acc": float(task.grade(problem, response).correct)}
 
