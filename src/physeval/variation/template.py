@@ -272,7 +272,8 @@ def _parameter(name: str, raw: Any, kind: str, errors: _Errors) -> Parameter | N
     has_sig, has_dec = "sig_figs" in raw, "decimals" in raw
     sig_figs = decimals = None
     if has_sig == has_dec:
-        errors.add(where, "give exactly one of sig_figs (significant figures) or decimals (places after the point; 0 = integer)")
+        errors.add(where, "give exactly one of sig_figs (significant figures) or decimals "
+                          "(places after the point; 0 = integer)")
         ok = False
     elif has_sig:
         sig_figs = _int(raw["sig_figs"], f"{where}.sig_figs", errors, 1, 12)
@@ -366,9 +367,9 @@ def _constant(name: str, raw: Any, errors: _Errors) -> Constant | None:
     for key in raw:
         if key not in ("value", "unit"):
             errors.add(f"{where}.{key}", "unknown field (allowed: value, unit)")
-    value = _decimal(raw["value"], f"{where}.value", errors)
+    decimal = _decimal(raw["value"], f"{where}.value", errors)
     unit = _check_unit(raw.get("unit"), f"{where}.unit", errors)
-    return None if value is None else Constant(name=name, value=value, unit=unit)
+    return None if decimal is None else Constant(name=name, value=decimal, unit=unit)
 
 
 def _symbol(name: str, raw: Any, errors: _Errors) -> SymbolSpec | None:
@@ -390,7 +391,8 @@ def _symbol(name: str, raw: Any, errors: _Errors) -> SymbolSpec | None:
     if latex is not None and not isinstance(latex, str):
         errors.add(f"{where}.latex", f"expected a LaTeX string, got {latex!r}")
         latex = None
-    return SymbolSpec(name=name, dimension=str(raw["dimension"]), latex=latex, description=str(raw.get("description", "")))
+    return SymbolSpec(name=name, dimension=str(raw["dimension"]), latex=latex,
+                      description=str(raw.get("description", "")))
 
 
 def _answer(raw: Any, kind: str, errors: _Errors) -> AnswerSpec | None:
@@ -410,7 +412,8 @@ def _answer(raw: Any, kind: str, errors: _Errors) -> AnswerSpec | None:
         except UnitError as exc:
             errors.add("answer.dimension", str(exc))
             return None
-        return AnswerSpec(dimension=str(raw["dimension"]), simplify=_bool(raw.get("simplify", False), "answer.simplify", errors))
+        return AnswerSpec(dimension=str(raw["dimension"]),
+                          simplify=_bool(raw.get("simplify", False), "answer.simplify", errors))
     if "sig_figs" not in raw:
         errors.add("answer.sig_figs", "missing: significant figures of the written answer (ABench uses 1-5)")
         return None
@@ -443,11 +446,13 @@ def _solution(raw: Any, errors: _Errors) -> tuple[str, ...]:
             if "=" not in step or step.count("=") != 1 or any(op in step for op in ("<=", ">=", "==")):
                 errors.add(f"solution[{i}]", f"intermediate steps must read 'name = expression', got {step!r}")
         return steps
-    errors.add("solution", "expected an expression string or a list of 'name = expression' steps (the last is the answer)")
+    errors.add("solution", "expected an expression string or a list of 'name = expression' steps "
+                           "(the last is the answer)")
     return ()
 
 
-def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, strict_dimensions: bool = True) -> Template:
+def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None,
+                        strict_dimensions: bool = True) -> Template:
     """Validate a parsed template (not compiled yet); raises :class:`TemplateError` listing every problem.
 
     ``strict_dimensions=False`` (used for problems converted from plain text, whose units are
@@ -465,10 +470,10 @@ def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, str
         errors.add("id", f"expected a lower_snake_case identifier, got {tid!r}")
     elif path is not None and Path(path).stem != tid:
         errors.add("id", f"id {tid!r} must equal the file name {Path(path).name!r} without .yaml")
-    kind = data.get("kind")
-    if kind not in ("numeric", "symbolic"):
-        errors.add("kind", f"expected numeric or symbolic, got {kind!r}")
-        kind = "numeric"
+    raw_kind = data.get("kind")
+    kind: Literal["numeric", "symbolic"] = "symbolic" if raw_kind == "symbolic" else "numeric"
+    if raw_kind not in ("numeric", "symbolic"):
+        errors.add("kind", f"expected numeric or symbolic, got {raw_kind!r}")
     if data.get("domain") not in DOMAINS:
         errors.add("domain", f"expected one of {', '.join(DOMAINS)}, got {data.get('domain')!r}")
     if data.get("level") not in LEVELS:
@@ -481,7 +486,8 @@ def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, str
         errors.add("text", "expected the question text with {{name}} placeholders")
         text = ""
     elif kind == "numeric" and not data.get("instruction") and any(m in text for m in _SUFFIX_MARKERS):
-        errors.add("text", "do not write the '(Results should be expressed ...)' instruction; the engine appends it from answer:")
+        errors.add("text", "do not write the '(Results should be expressed ...)' instruction; "
+                           "the engine appends it from answer:")
 
     params: list[Parameter] = _named_entries(
         data, "parameters", "expected a mapping name -> {value, unit, sig_figs|decimals, rule}", errors,
@@ -511,7 +517,8 @@ def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, str
         errors.add("text", f"placeholder {{{{{name}}}}} names no parameter")
     for param in params:
         if param.name not in used:
-            errors.add(f"parameters.{param.name}", "never shown in text: every parameter must appear as {{" + param.name + "}}")
+            errors.add(f"parameters.{param.name}",
+                       "never shown in text: every parameter must appear as {{" + param.name + "}}")
 
     constraints = data.get("constraints", []) or []
     if not isinstance(constraints, list) or not all(isinstance(c, str) for c in constraints):
@@ -525,7 +532,8 @@ def parse_template_dict(data: Mapping[str, Any], *, path: str | None = None, str
     for key in ("notes", "source", "instruction"):
         if key in data and not isinstance(data[key], str):
             errors.add(key, "expected text")
-    if errors.items or answer is None or not solution:
+    # tid and topic are text whenever no error was recorded; the isinstance checks only narrow their types
+    if errors.items or answer is None or not solution or not isinstance(tid, str) or not isinstance(topic, str):
         raise TemplateError(where, errors.items or [("solution", "missing")])
 
     template = Template(
@@ -560,7 +568,8 @@ def parse_template(source: str | Path | Mapping[str, Any]) -> Template:
     if isinstance(source, Mapping):
         return parse_template_dict(source)
     path: str | None = None
-    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))):
+    if isinstance(source, Path) or (
+            isinstance(source, str) and "\n" not in source and source.endswith((".yaml", ".yml"))):
         path = str(source)
         try:
             text = Path(source).read_text(encoding="utf-8")
