@@ -117,8 +117,11 @@ def _float_safe_written(number: float, spec: Any) -> tuple[str, str] | None:
     return written, format(round_sig(exact, VALUE_DIGITS), "E")
 
 
-def _check_float(template: Template, compiled: CompiledTemplate, values: Sequence[Decimal]) -> tuple[bool, str | None, Any]:
+def _check_float(template: Template, compiled: CompiledTemplate,
+                 values: Sequence[Decimal]) -> tuple[bool, str | None, Any]:
     """(decided, reason, float answer) from the float fast path; undecided -> ask mpmath."""
+    if compiled.evaluate_float is None:  # no float evaluator: undecided, as calling None would be
+        return False, None, None
     try:
         out = compiled.evaluate_float(*[float(v) for v in values])
     except (ValueError, ZeroDivisionError, OverflowError, TypeError, NameError):
@@ -274,7 +277,7 @@ def _draw(tpl: Template, seed: int, index: int, seen: set[tuple[Decimal, ...]]) 
         if any(v is None for v in drawn):
             reasons["a rounded draw fell outside its range"] += 1
             continue
-        values = tuple(drawn)  # type: ignore[arg-type]
+        values = tuple(v for v in drawn if v is not None)  # none is None here; this narrows the type
         if values in seen:
             reasons["repeats an earlier variant"] += 1
             continue
