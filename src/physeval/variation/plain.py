@@ -195,7 +195,8 @@ _FRACTION_OF_C = re.compile(r"\s*c(?![A-Za-z0-9_{^(\\])")
 _INDEX_LIMIT = 20  # an integer this large assigned to n, N, ... is a count (turns, slits), not an index
 
 
-_UNIT_IN_NEXT_MATH = re.compile(r"\s*\\\(\s*(\\(?:AA|mathring\s*\{\s*A\s*\}|mathrm\s*\{[^{}0-9]*\}|text\s*\{[^{}0-9]*\}))\s*\\\)")
+_UNIT_IN_NEXT_MATH = re.compile(r"\s*\\\(\s*(\\(?:AA|mathring\s*\{\s*A\s*\}|mathrm\s*\{[^{}0-9]*\}|"
+                                r"text\s*\{[^{}0-9]*\}))\s*\\\)")
 _LATIN_AFTER_MATH = re.compile(r"\s*\\\)\s*([A-Za-z]+(?:/[A-Za-z]+)?)(?![A-Za-z0-9_/^{\\])")
 
 
@@ -227,7 +228,8 @@ def _unit_after(text: str, pos: int) -> tuple[str, str, int]:
             if unit:
                 return unit, math.group(1).strip(), math.end(1)
         latin = _LATIN_AFTER_MATH.match(text, pos)
-        if latin and all(part in _BARE_UNITS for part in latin.group(1).split("/")):  # "\( P_0 = 1 \) atm", "\( R = 6.4 \times 10^{6} \) m"
+        # "\( P_0 = 1 \) atm", "\( R = 6.4 \times 10^{6} \) m"
+        if latin and all(part in _BARE_UNITS for part in latin.group(1).split("/")):
             unit = latex_unit_to_pint(latin.group(1))
             if unit:
                 return unit, latin.group(1), latin.end(1)
@@ -451,8 +453,8 @@ def _physical_constants(spec: Mapping[str, str] | None, found: Sequence[Constant
             raise ValueError(f"constants.{name}: expected 'VALUE UNIT' or a built-in name, got {raw!r}")
         text = raw.strip()
         if text in BUILTIN_CONSTANTS:
-            value, unit = BUILTIN_CONSTANTS[text]
-            out.append(_Fixed(name, Decimal(value), unit, text))
+            builtin_value, builtin_unit = BUILTIN_CONSTANTS[text]
+            out.append(_Fixed(name, Decimal(builtin_value), builtin_unit, text))
             continue
         number, _, unit = text.partition(" ")
         try:
@@ -495,7 +497,8 @@ def _solution_expr(constants: Sequence[Constant], solution: str | Sequence[str],
 def _evaluate(constants: Sequence[Constant], expr: sympy.Expr, answer_unit: str,
               fixed: Sequence[_Fixed] = ()) -> Decimal:
     subs = {}
-    for c in [*constants, *fixed]:
+    known: list[Constant | _Fixed] = [*constants, *fixed]
+    for c in known:
         scale, offset = unit_to_si(c.unit)
         subs[sympy.Symbol(c.name, real=True)] = scale * sympy.Rational(str(c.value)) + offset
     value = expr.xreplace(subs)
@@ -640,7 +643,8 @@ def template_from_plain(
         expr, defs = _solution_parts(found, solution, physical)
         unit = _answer_unit(instruction, answer_unit)
         got = _evaluate(found, expr, unit, physical)
-        range_of = _resolve({k: v for k, v in (ranges or {}).items() if k not in defs and k != "answer"}, found, "ranges")
+        range_of = _resolve({k: v for k, v in (ranges or {}).items() if k not in defs and k != "answer"},
+                            found, "ranges")
         derived_ranges = {k: v for k, v in (ranges or {}).items() if k in defs or k == "answer"}
         integer_names = set(_resolve(list(integers), found, "integers"))
         fixed_names = set(_resolve(list(fixed), found, "fixed"))
@@ -731,12 +735,12 @@ def template_from_plain(
     constraints: list[str] = []
     for name, raw in derived_ranges.items():
         try:
-            low, high = _bounds(raw, f"ranges.{name}")
+            range_low, range_high = _bounds(raw, f"ranges.{name}")
         except ValueError as exc:
             return flagged(str(exc))
         target = "answer" if name == "answer" and name not in defs else f"({sympy.sstr(defs[name])})"
-        constraints += [f"{target} >= {low}"] if low is not None else []
-        constraints += [f"{target} <= {high}"] if high is not None else []
+        constraints += [f"{target} >= {range_low}"] if range_low is not None else []
+        constraints += [f"{target} <= {range_high}"] if range_high is not None else []
     pieces.append(_escape(question[pos:body_end]))
     text = "".join(pieces).strip()
     data = {
@@ -744,7 +748,9 @@ def template_from_plain(
         "text": text, "parameters": params, "constants": consts, "constraints": constraints,
         "solution": sympy.sstr(expr),
         "answer": {
-            "unit": unit, "sig_figs": instruction.sig_figs if instruction and instruction.sig_figs else max(sig_figs_of(answer.strip().split("\\")[0]), 1),
+            "unit": unit,
+            "sig_figs": instruction.sig_figs if instruction and instruction.sig_figs
+            else max(sig_figs_of(answer.strip().split("\\")[0]), 1),
             "scientific": bool(instruction.scientific) if instruction else False,
             **({"unit_latex": instruction.unit_latex} if instruction and instruction.unit_latex else {}),
         },
