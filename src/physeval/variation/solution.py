@@ -87,13 +87,15 @@ def _parse(text: str, local: Mapping[str, sympy.Basic], where: str) -> sympy.Bas
         raise ValueError(f"cannot parse {text!r}: {type(exc).__name__}: {exc}") from None
     unknown = sorted(s.name for s in expr.free_symbols if s.name not in local)
     if unknown:
-        raise ValueError(f"unknown name(s) {', '.join(unknown)} in {text!r} (declare them as parameters, constants or symbols)")
+        raise ValueError(f"unknown name(s) {', '.join(unknown)} in {text!r} "
+                         "(declare them as parameters, constants or symbols)")
     if expr.atoms(sympy.core.function.AppliedUndef):
         raise ValueError(f"unknown function in {text!r} (allowed: {', '.join(sorted(SOLUTION_FUNCTIONS))})")
     return expr
 
 
-def parse_solution(steps: Sequence[str], symbols: Mapping[str, sympy.Symbol]) -> tuple[sympy.Expr, dict[str, sympy.Expr]]:
+def parse_solution(steps: Sequence[str],
+                   symbols: Mapping[str, sympy.Symbol]) -> tuple[sympy.Expr, dict[str, sympy.Expr]]:
     """Parse ``steps`` (``name = expr`` lines, the last may be a bare expression) to one expression.
 
     Returns the answer expression over ``symbols`` and every intermediate name's expression.
@@ -196,8 +198,10 @@ def compile_template(template: Template) -> CompiledTemplate:
             raise _fail(template, "solution", f"dimension check failed: {exc}") from None
         warnings.append(f"dimension check failed: {exc}")
     if dimension != expected:
-        what = f"unit {template.answer.unit or 'dimensionless'!r}" if numeric else f"dimension {template.answer.dimension!r}"
-        message = f"the solution has dimension {format_dimension(dimension)} but the answer's {what} is {format_dimension(expected)}"
+        what = (f"unit {template.answer.unit or 'dimensionless'!r}" if numeric
+                else f"dimension {template.answer.dimension!r}")
+        message = (f"the solution has dimension {format_dimension(dimension)} "
+                   f"but the answer's {what} is {format_dimension(expected)}")
         if template.strict_dimensions:
             raise _fail(template, "answer", message)
         warnings.append(message)
