@@ -135,7 +135,8 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
         values = _template_values(solution, problem.question)
         if values is None:
             return [Finding(problem.id, problem.variant, "template_mismatch", "medium",
-                            f"the question text is not a rendering of template {solution.id}", {"template": solution.id})]
+                            f"the question text is not a rendering of template {solution.id}",
+                            {"template": solution.id})]
         try:
             variant = make_variant(solution, int(problem.variant) if problem.variant.isdigit() else 0, values)
         except Exception as exc:  # a tampered text can make the template unevaluable
@@ -274,7 +275,8 @@ def audit_family(problem_id: str, members: Sequence[Problem]) -> list[Finding]:
         if any(base[j].value == 0 or (cs[j].value > 0) != (base[j].value > 0) for j in idx):
             return findings
         changed.append(idx)
-        logs.append(np.array([math.log(float(cs[j].value / base[j].value)) if j in idx else 0.0 for j in range(len(base))]))
+        logs.append(np.array([math.log(float(cs[j].value / base[j].value)) if j in idx else 0.0
+                              for j in range(len(base))]))
     # each answer's tolerance: its written precision (x1.5 for rounded intermediates), at least
     # 0.25 % so a pair differs by >= 0.5 % before it is reported (graders accept 1 %)
     tol = [max(1.5 * _half_ulp(p.answer, a), 0.0025) for p, a in zip(ordered, answers)]
