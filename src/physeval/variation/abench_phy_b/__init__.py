@@ -175,7 +175,8 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     confirmed = _strings(raw.get("confirmed"), source, mid, "confirmed")
     errors_raw = raw.get("dataset_errors") or {}
     if not isinstance(errors_raw, Mapping):
-        raise _fail(source, mid, "dataset_errors", f"expected {{subid: {{stated, recomputed, reason}}}}, got {errors_raw!r}")
+        raise _fail(source, mid, "dataset_errors",
+                    f"expected {{subid: {{stated, recomputed, reason}}}}, got {errors_raw!r}")
     dataset_errors: dict[str, DatasetError] = {}
     for subid, item in errors_raw.items():
         where = f"dataset_errors.{subid}"
