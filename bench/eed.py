@@ -254,7 +254,8 @@ def _line(name: str, rows: list[list[Any]]) -> str:
     """Per-pair CPU time (the machine may be shared; wall time per pair is in the JSON)."""
     times = [r[0] * 1000.0 for r in rows]
     wall = sum(r[3] for r in rows)
-    return (f"  {name:<26} pairs={len(times):5d}  CPU median={statistics.median(times):7.1f} ms  p90={_p90(times):8.1f} ms"
+    return (f"  {name:<26} pairs={len(times):5d}  CPU median={statistics.median(times):7.1f} ms"
+            f"  p90={_p90(times):8.1f} ms"
             f"  worst={max(times) / 1000:6.2f} s  total={sum(times) / 1000:7.1f} s (wall {wall:7.1f} s)"
             f"  over 2 s: {sum(t > 2000 for t in times)}")
 
@@ -339,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         pooled = physeval_pool(pairs, None, args.workers, scratch)
         same = sum(abs(a[1] - b[0]) < 1e-12 and a[2] == b[1] for a, b in zip(ours, pooled["scores"]))
         print(f"  physeval end to end (wall): 1 core {one_core:.1f} s (CPU {ours_cpu:.1f} s), {args.workers} cores "
-              f"{pooled['process_wall']:.1f} s (grading {pooled['wall']:.1f} s after import; workers' CPU {pooled['cpu']:.1f} s); "
+              f"{pooled['process_wall']:.1f} s (grading {pooled['wall']:.1f} s after import; "
+              f"workers' CPU {pooled['cpu']:.1f} s); "
               f"pool = serial on {same}/{len(pairs)} pairs")
         report["b"] = {"pairs": pairs, "physeval": ours, "physeval_wall_1": one_core,
                        "physeval_wall_n": pooled["process_wall"]}
