@@ -21,7 +21,6 @@ import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fixture_tasks import ArithmeticTask, arithmetic_reply  # noqa: E402
-
 from physeval.models import OpenAICompatibleModel  # noqa: E402
 from physeval.runner import RunConfig, run_task  # noqa: E402
 from physeval.testing import ScriptedServer  # noqa: E402

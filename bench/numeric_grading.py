@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 
 from physeval.answers.quantity import parse_quantity
-from physeval.units import format_unit, registry
-from physeval.grading.numeric import _reference, grade_numeric
 from physeval.grading.compat.abench import abench_value
+from physeval.grading.numeric import _reference, grade_numeric
 from physeval.tasks.abench_data import load_abench
+from physeval.units import format_unit, registry
 
 _REASONING = (
     "We start from the conservation laws. Writing the energy balance for the system, "
@@ -59,7 +59,8 @@ def _forms(problem_answer: str, question: str) -> list[str]:
     except Exception:  # logarithmic units (neper, decibel) have no base form
         base = None
     if base is not None and format_unit(base.units):
-        forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{float(base.magnitude):.6g}\\ \\mathrm{{{format_unit(base.units)}}}}}$.")
+        unit = format_unit(base.units)
+        forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{float(base.magnitude):.6g}\\ \\mathrm{{{unit}}}}}$.")
     else:
         forms.append(f"{_REASONING}\nSo the result is $\\boxed{{{value:.6g}}}$.")
     mant, exp = _sci(value)
@@ -79,7 +80,8 @@ def _rate(cases: list[tuple[str, str, str]], compat: str | None) -> tuple[float,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "abench"))
+    default_data = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "abench"
+    parser.add_argument("--data", default=str(default_data))
     parser.add_argument("--compat-limit", type=int, default=800, help="responses graded in compat mode (it is slow)")
     args = parser.parse_args(argv)
     problems = load_abench(args.data, "a") + load_abench(args.data, "b")
@@ -91,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parse_quantity.cache_clear()
     _reference.cache_clear()
     rate, correct, elapsed = _rate(cases, None)
-    print(f"default grader (cold parse caches): {rate:,.0f} responses/s ({elapsed:.2f} s), correct {correct}/{len(cases)}")
+    print(f"default grader (cold parse caches): {rate:,.0f} responses/s ({elapsed:.2f} s), "
+          f"correct {correct}/{len(cases)}")
     rate_warm, _, _ = _rate(cases, None)
     print(f"default grader (warm caches, repeated answers): {rate_warm:,.0f} responses/s")
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_tasks import ArithmeticTask
 
+from fixture_tasks import ArithmeticTask
 from physeval.cli import main
 from physeval.tasks.registry import register_task
 from physeval.testing import ScriptedServer

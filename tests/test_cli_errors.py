@@ -51,8 +51,8 @@ def test_hf_data_without_datasets_names_the_install_line(monkeypatch: pytest.Mon
 
 def test_square_brackets_in_messages_survive_the_terminal(monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from physeval.errors import UserError
     from physeval import cli
+    from physeval.errors import UserError
 
     def fail(args: object) -> int:
         raise UserError("install it with: pip install 'physeval[local]'")

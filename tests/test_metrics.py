@@ -7,13 +7,22 @@ The table below gives each case's right values, worked by hand in the comments.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from physeval.metrics import (
-    MetricSet, SampleOutcome, accuracy_metrics, bootstrap_ci, breakdown_metrics, dynamic_metrics, item_pass_at,
-    majority_metrics, pass_at_k, reduce_metric,
+    MetricSet,
+    SampleOutcome,
+    accuracy_metrics,
+    bootstrap_ci,
+    breakdown_metrics,
+    dynamic_metrics,
+    item_pass_at,
+    majority_metrics,
+    pass_at_k,
+    reduce_metric,
 )
 from physeval.tasks.base import Task
 from physeval.tasks.registry import get_task

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fixture_tasks import ArithmeticTask
 
+from fixture_tasks import ArithmeticTask
 from physeval import __version__
 from physeval.cli import EXIT_OK, EXIT_USER_ERROR, main
 from physeval.tasks.registry import register_task

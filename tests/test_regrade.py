@@ -6,8 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from fixture_tasks import ArithmeticTask, arithmetic_reply
-
+from fixture_tasks import ArithmeticTask
 from physeval.cli import EXIT_OK, main
 from physeval.evaluate import score_responses
 from physeval.models import OpenAICompatibleModel

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
-
 from physeval.evaluate import summarize_run
 from physeval.store import RunStore
 from physeval.testing import Reply, ScriptedServer

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fixture_tasks import ArithmeticTask, arithmetic_reply
 
+from fixture_tasks import ArithmeticTask, arithmetic_reply
 from physeval.cli import EXIT_ABORTED, EXIT_INCOMPLETE, EXIT_OK, main
 from physeval.tasks.registry import register_task
 from physeval.testing import Reply, Request, ScriptedServer

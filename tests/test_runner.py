@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
-
 from physeval.models import OpenAICompatibleModel, RetryPolicy
 from physeval.runner import RunConfig, run_task, select_problems
 from physeval.store import RunStore

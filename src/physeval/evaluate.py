@@ -25,7 +25,7 @@ from typing import Any
 from physeval.errors import UserError
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
-from physeval.problems import Problem
+from physeval.problems import Problem, first_duplicate
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import build_summary, write_summary
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
@@ -57,11 +57,9 @@ def load_problems(task: Task) -> list[Problem]:
     problems = task.load()
     if not problems:
         raise TaskError(f"{task.name} loaded no problems")
-    seen: set[tuple[str, str]] = set()
-    for problem in problems:
-        if problem.key in seen:
-            raise TaskError(f"{task.name}: problem {problem.id} variant {problem.variant} appears twice in the data")
-        seen.add(problem.key)
+    twice = first_duplicate(problems)
+    if twice is not None:
+        raise TaskError(f"{task.name}: problem {twice.id} variant {twice.variant} appears twice in the data")
     return problems
 
 

@@ -8,11 +8,12 @@ run store keeps ``Grade.to_dict()`` as JSON. No module here imports models, runs
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Problem", "Grade", "Outcome"]
+__all__ = ["Problem", "Grade", "Outcome", "first_duplicate"]
 
 
 class Outcome(StrEnum):
@@ -91,6 +92,16 @@ class Grade:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of every field, including a subclass's own."""
         return _jsonable(dataclasses.asdict(self))
+
+
+def first_duplicate(problems: Iterable[Problem]) -> Problem | None:
+    """The first problem whose (id, variant) an earlier one already has, or ``None``."""
+    seen: set[tuple[str, str]] = set()
+    for problem in problems:
+        if problem.key in seen:
+            return problem
+        seen.add(problem.key)
+    return None
 
 
 def _jsonable(value: Any) -> Any:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from analysis.rows import row, store_run
 
+from analysis.rows import row, store_run
 from physeval.analysis.matched import matched_stage
 from physeval.errors import UserError
 

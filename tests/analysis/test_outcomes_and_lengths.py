@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from analysis.rows import row
-
 from physeval.analysis.lengths import response_lengths
 from physeval.analysis.outcomes import outcome_breakdown, sample_reason
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from analysis.rows import row, store_run
 
+from analysis.rows import row, store_run
 from physeval.analysis.paired import (
     PairingError,
     compare_pair,

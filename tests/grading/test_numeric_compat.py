@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from physeval.grading.numeric import grade_numeric
 from physeval.grading.compat.abench import abench_boxed_content, abench_delete_units, abench_value
+from physeval.grading.numeric import grade_numeric
 
 Q_KMS = "Find v. (Results should be expressed with units of $ \\mathrm{\\;{km}}/\\mathrm{s} $,and rounded to 2 significant figures)"
 Q_J = "求热量。 (结果以$ \\mathrm{\\;J}  $为单位，保留3位有效数字)"

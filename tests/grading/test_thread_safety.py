@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from _fresh_threads import THREADS, run_fresh
 
 CASES = Path(__file__).with_name("_grading_cases.py")

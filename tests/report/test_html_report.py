@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from fixture_tasks import ArithmeticTask
 
+from fixture_tasks import ArithmeticTask
 from physeval.cli import main
 from physeval.report import comparison_table, write_html_report
 from physeval.report.html import write_multi_report

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import socket
+import subprocess
 import tempfile
 import time
 from pathlib import Path

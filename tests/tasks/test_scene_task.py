@@ -51,7 +51,7 @@ def _judge_reply(request):  # type: ignore[no-untyped-def]
 
 def test_bank_scene_runs_renders_and_judges(tmp_path: Path) -> None:
     with ScriptedServer(_model_reply) as model_server, ScriptedServer(_judge_reply) as judge_server:
-        task = get_task("bank-scene", judge=[f"openai/vlm"], judge_base_url=judge_server.base_url,
+        task = get_task("bank-scene", judge=["openai/vlm"], judge_base_url=judge_server.base_url,
                         render_timeout=60, judge_frames=4)
         problems = task.load()[:2]
         model = OpenAICompatibleModel("m", model_server.base_url, retry=RetryPolicy(2, 0.01))

@@ -6,11 +6,10 @@ Adding a template = adding its YAML file + one row in HAND_WORKED (+ optionally 
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import math
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from scipy.integrate import quad, solve_ivp

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Callable
 
 import numpy as np
 import pytest

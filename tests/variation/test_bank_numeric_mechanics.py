@@ -10,7 +10,7 @@ test_bank_numeric.py; run them for these ids with ``pytest tests/variation -k me
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest

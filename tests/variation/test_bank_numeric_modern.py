@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import mpmath
 import numpy as np

@@ -7,12 +7,11 @@ Adding a template = adding its YAML file + one row in HAND_WORKED (+ optionally 
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import math
 import random
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 import sympy

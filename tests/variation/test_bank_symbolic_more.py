@@ -19,9 +19,9 @@ import sympy
 from scipy.integrate import quad, solve_ivp
 from scipy.optimize import brentq
 
+from physeval.units import parse_dimension
 from physeval.variation import Template, load_template, vary
 from physeval.variation.engine import make_variant
-from physeval.units import parse_dimension
 
 BANK = Path(__file__).resolve().parents[2] / "src" / "physeval" / "variation" / "bank" / "symbolic"
 PREFIXES = ("sym_mech_", "sym_em_", "sym_opt_", "sym_thermo_", "sym_modern_")
@@ -376,7 +376,7 @@ def _doppler(p, s):
         """Follow one wavefront: k bounces on the moving mirror, then back at the fixed mirror x = 0."""
         t = t_emit
         for _ in range(int(p["k"])):
-            t = brentq(lambda tt: c * (tt - t) - (x0 + v * tt), t, t + 1e6)  # reaches the moving mirror
+            t = brentq(lambda tt, t=t: c * (tt - t) - (x0 + v * tt), t, t + 1e6)  # reaches the moving mirror
             t = t + (x0 + v * t) / c  # comes back to x = 0
         return t
 

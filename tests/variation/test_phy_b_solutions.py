@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from physeval.units import unit_to_si
 from physeval.variation.abench_phy_b import (
     PhyBSolutionError,
     check_solution,
@@ -21,7 +22,6 @@ from physeval.variation.abench_phy_b import (
     phy_b_rows,
 )
 from physeval.variation.plain import find_constants, parse_written_number, recompute
-from physeval.units import unit_to_si
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "abench"
 SOLUTIONS = load_phy_b_solutions()

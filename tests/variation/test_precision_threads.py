@@ -8,8 +8,8 @@ from pathlib import Path
 
 import mpmath
 import pytest
-from _fresh_threads import run_fresh
 
+from _fresh_threads import run_fresh
 from physeval.variation.precision import working_digits
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from importlib import metadata
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from physeval.errors import OptionError
 

@@ -16,7 +16,7 @@ from typing import Literal
 
 from physeval.answers.units import required_format
 from physeval.errors import DataError, DataNotFoundError  # noqa: F401
-from physeval.problems import Problem
+from physeval.problems import Problem, first_duplicate
 
 __all__ = ["ABENCH_FILES", "load_abench", "abench_file"]
 
@@ -84,9 +84,7 @@ def load_abench(path: str | Path, which: Literal["a", "b"]) -> list[Problem]:
                     },
                 )
             )
-    seen: set[tuple[str, str]] = set()
-    for problem in problems:
-        if problem.key in seen:
-            raise DataError(f"{file.name}: problem mid={problem.id} variant={problem.variant} appears twice")
-        seen.add(problem.key)
+    twice = first_duplicate(problems)
+    if twice is not None:
+        raise DataError(f"{file.name}: problem mid={twice.id} variant={twice.variant} appears twice")
     return problems

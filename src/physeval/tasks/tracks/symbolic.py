@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Sequence
+from typing import ClassVar, Literal
 
 from physeval.grading import pool as grading_pool
 from physeval.grading.symbolic import SymbolicGrade, grade_symbolic
