@@ -1,0 +1,261 @@
+"""physeval's LaTeX normaliser: the PHYBench normal form with the pipeline's string bugs fixed.
+
+Comparison operators are whole tokens and the right side starts after the whole token; outer
+braces are removed only when they enclose the whole answer; a command is matched as a whole
+token and its argument unwrapped; ``\\infty`` stays infinity. :func:`normalize_latex` also
+dispatches ``compat="phybench"`` to the faithful copy (:mod:`physeval.answers.latex_phybench`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from physeval.answers.latex_phybench import (  # the normal form's conventions, shared by both modes
+    _FIXED_FRAC,
+    _PL_KILL,
+    _PL_REPLACE_TAIL,
+    _UNWRAP,
+    _VEC_BARE,
+    _VEC_SUB,
+    _bar_inside_vec,
+    _bracket_content,
+    _exp_frac,
+    _wrap_frac,
+    phybench_normal_form,
+)
+
+__all__ = ["normalize_latex", "strip_to_rhs", "COMPAT_PHYBENCH", "check_compat"]
+
+COMPAT_PHYBENCH = "phybench"
+_COMPAT_MODES = (None, COMPAT_PHYBENCH)
+
+
+def check_compat(compat: str | None) -> None:
+    """Raise ``ValueError`` for an unknown compatibility mode (a caller error, not bad data)."""
+    if compat not in _COMPAT_MODES:
+        raise ValueError(f"compat must be None or {COMPAT_PHYBENCH!r}, not {compat!r}")
+
+
+def _command_at(s: str, pos: int, command: str) -> bool:
+    """True when ``command`` starts at ``pos`` as a whole token (not a prefix of a longer name)."""
+    if not s.startswith(command, pos):
+        return False
+    end = pos + len(command)
+    return not (command[-1].isalpha() and end < len(s) and s[end].isalpha())
+
+
+def _skip_spaces(s: str, i: int) -> int:
+    while i < len(s) and s[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def _next_token_end(s: str, i: int) -> int:
+    """End of the single TeX token (group, command or character) starting at ``i``."""
+    if i >= len(s):
+        return i
+    if s[i] == "{":
+        _, close = _bracket_content(s, i)
+        return len(s) if close < 0 else close + 1
+    if s[i] == "\\":
+        j = i + 1
+        while j < len(s) and s[j].isalpha():
+            j += 1
+        return j if j > i + 1 else min(i + 2, len(s))
+    return i + 1
+
+
+def _remove_command(s: str, command: str, keep_inside: bool) -> str:
+    """Remove ``command`` (whole token) and its argument, keeping the argument if asked."""
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        if s[i] == "\\" and _command_at(s, i, command):
+            j = _skip_spaces(s, i + len(command))
+            while j < len(s) and s[j] == "[":  # optional [..] parameter
+                close = s.find("]", j)
+                j = _skip_spaces(s, len(s) if close < 0 else close + 1)
+            end = _next_token_end(s, j)
+            if keep_inside:
+                arg = s[j:end]
+                if arg.startswith("{") and arg.endswith("}") and len(arg) >= 2:
+                    arg = arg[1:-1]
+                out.append(_remove_command(arg, command, keep_inside))
+                # keep a separating space so '\hat x y' stays two tokens
+                if end < len(s) and arg[-1:].isalpha() and s[end : end + 1].isalpha():
+                    out.append(" ")
+            i = end
+            continue
+        if s[i] == "\\":  # copy other commands whole so names are never split
+            end = _next_token_end(s, i)
+            out.append(s[i:end])
+            i = end
+            continue
+        out.append(s[i])
+        i += 1
+    return "".join(out)
+
+
+def _strip_outer_braces(s: str) -> str:
+    """Remove braces that enclose the whole (stripped) string, repeatedly."""
+    for _ in range(10):
+        t = s.strip()
+        if not t.startswith("{"):
+            return t
+        content, close = _bracket_content(t, 0)
+        if content is None or close != len(t) - 1:
+            return t
+        s = content
+    return s.strip()
+
+
+_RELATIONS = (
+    "=", "<", ">", "\\approx", "\\sim", "\\simeq", "\\propto", "\\equiv", "\\cong", "\\ge",
+    "\\geq", "\\geqslant", "\\le", "\\leq", "\\leqslant", "\\neq", "\\ne", "\\gtrsim",
+    "\\lesssim", "\\gt", "\\lt", "\\approxeq", "\\doteq", "\\triangleq",
+)  # fmt: skip
+_COMMAND_RELATIONS = frozenset(r[1:] for r in _RELATIONS if r.startswith("\\"))
+
+
+def strip_to_rhs(s: str) -> str:
+    """The right side of the last top-level comparison operator (whole tokens), stripped.
+
+    ``x = a \\approx b`` gives ``b``; ``a \\leq b`` gives ``b``; ``\\left(x\\right)`` has no
+    operator and is returned whole.
+    """
+    cut = -1
+    depth = 0
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            j = i + 1
+            while j < len(s) and s[j].isalpha():
+                j += 1
+            name = s[i + 1 : j]
+            if not name:  # escaped character such as '\{' or '\,'
+                i += 2
+                continue
+            if depth == 0 and name in _COMMAND_RELATIONS:
+                cut = j
+            i = j
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and c in "=<>":
+            cut = i + 1
+        i += 1
+    return (s[cut:] if cut >= 0 else s).strip()
+
+
+_SIZING = re.compile(r"\\(?:[bB]igg?|[bB]igg?[lrm])(?![a-zA-Z])")
+_DELIMITER_SIZING = re.compile(r"\\(?:left|right)(?![a-zA-Z])\s*\.?")
+_SPACING = re.compile(r"\\(?:[,;:!> ]|quad(?![a-zA-Z])|qquad(?![a-zA-Z]))")
+_REMOVE_COMMANDS = re.compile(r"\\(?:displaystyle|textstyle|langle|rangle|limits|nolimits)(?![a-zA-Z])")
+_TEXT_REMOVE = ("\r", "\t", ".%", "$", ",", "`", "\n", "\\(", "\\)")
+_REPLACE_HEAD = (
+    ("\\operatorname{asin}", "\\asin"),
+    ("\\operatorname{sech}", "\\sech"),
+    ("\\operatorname{acos}", "\\acos"),
+    ("\\operatorname{sinh}", "\\sinh"),
+)
+_RENAMES = {
+    "dfrac": "\\frac",
+    "tfrac": "\\frac",
+    "cfrac": "\\frac",
+    "Exp": "\\exp",
+    "times": "\\bar{times}",
+    "partial": "\\bar{partial}",
+    "perp": "\\bar{perp}",
+    "epsilon": "\\varepsilon",
+    "varOmega": "\\Omega",
+    "hslash": "\\hbar",
+    "gamma": "\\bar{gamma}",  # the parser reads \gamma as Euler's constant and breaks \gamma_1
+    "Gamma": "\\bar{Gamma}",
+    "pm": "+",
+    "mp": "-",
+}
+_COMMAND_OR_SYMBOL = re.compile(r"(\\[A-Za-z]+)|(I|_e|e_|E_)")
+_SYMBOL_FIXES = {"I": "\\bar{I}", "_e": "_{e}", "e_": "\\bar{e}_", "E_": "\\bar{E}_"}
+_COMMAND_NAME = re.compile(r"\\([A-Za-z]+)")
+_NUMBER_PAREN = re.compile(r"(?<![\w_^.\\])(\d+(?:\.\d+)?)\s*\(")
+_BRACE_PAREN = re.compile(r"\}\s*\(")
+
+
+def _rename_commands(s: str) -> str:
+    return _COMMAND_NAME.sub(lambda m: _RENAMES.get(m.group(1), m.group(0)), s)
+
+
+def _fix_symbols(s: str) -> str:
+    """The pipeline's ``I``/``e_``/``E_`` rewrites, never inside a command name."""
+    return _COMMAND_OR_SYMBOL.sub(lambda m: m.group(1) or _SYMBOL_FIXES[m.group(2)], s)
+
+
+def _square_brackets_to_parens(s: str) -> str:
+    """``[...]`` used as grouping becomes ``(...)``; the ``\\sqrt[n]`` index is kept."""
+    out = list(s)
+    stack: list[bool] = []  # True for a bracket that is a \sqrt index
+    for i, c in enumerate(s):
+        if c == "[":
+            is_index = s[:i].rstrip().endswith("\\sqrt")
+            stack.append(is_index)
+            if not is_index:
+                out[i] = "("
+        elif c == "]" and stack:
+            if not stack.pop():
+                out[i] = ")"
+    return "".join(out)
+
+
+def _stage1(s: str) -> str:
+    s = s.replace("\\{", "(").replace("\\}", ")")
+    s = s.replace("$", "").replace("\\[", " ").replace("\\]", " ")
+    s = _remove_command(s, "\\boxed", True)
+    s = _strip_outer_braces(s)
+    s = re.split(r"\\q?quad(?![a-zA-Z])", s)[0]
+    s = strip_to_rhs(s)
+    return _strip_outer_braces(s)
+
+
+_EXTRA_UNWRAP = ("\\textbf", "\\textit", "\\textrm", "\\mathsf", "\\mathtt", "\\bm", "\\mbox")
+_OPERATORNAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
+
+
+def _stage2(s: str) -> str:
+    for command in _PL_KILL:
+        s = _remove_command(s, command, False)
+    s = _OPERATORNAME.sub(r"\\\1 ", s)
+    for command in _UNWRAP + _EXTRA_UNWRAP:
+        s = _remove_command(s, command, True)
+    s = _SPACING.sub(" ", s)
+    s = _DELIMITER_SIZING.sub("", s)
+    s = _SIZING.sub("", s)
+    s = _REMOVE_COMMANDS.sub("", s)
+    for content in _TEXT_REMOVE:
+        s = s.replace(content, "")
+    for old, new in _REPLACE_HEAD:
+        s = s.replace(old, new)
+    s = _rename_commands(s)
+    s = _fix_symbols(s)
+    for old, new in _PL_REPLACE_TAIL[2:]:
+        s = s.replace(old, new)
+    s = _square_brackets_to_parens(s)
+    # latex2sympy2_extended 1.11 reads '2(3)' and '2(\\frac{2}{5})' as mixed numbers (5, 12/5)
+    # even with interpret_as_mixed_fractions=False; make the product explicit.
+    s = _NUMBER_PAREN.sub(r"\1 \\cdot (", s)
+    s = _FIXED_FRAC.sub(_wrap_frac, s)
+    s = _bar_inside_vec(s, _remove_command)
+    s = _VEC_SUB.sub(r"\\vec{\1}_{\2}", s)
+    s = _VEC_BARE.sub(r"\\vec{\2}", s)
+    s = _exp_frac(s).strip()
+    return s[:-1].rstrip() if s.endswith(".") else s
+
+
+def normalize_latex(latex: str, *, compat: str | None = None) -> str:
+    """Preprocess a LaTeX answer to the PHYBench normal form (the text the parser sees)."""
+    check_compat(compat)
+    if compat == COMPAT_PHYBENCH:
+        return phybench_normal_form(latex)
+    return _stage2(_stage1(latex))
