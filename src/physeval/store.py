@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from physeval.sqlite_file import SQLiteFile
+
 __all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME"]
 
 DB_NAME = "samples.sqlite"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS samples (
     problem_id    TEXT NOT NULL,
     variant       TEXT NOT NULL,
@@ -129,47 +128,19 @@ class RunMeta:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
-class RunStore:
+class RunStore(SQLiteFile):
     """A run directory's SQLite database. Safe to use from one process, several threads."""
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.run_dir / DB_NAME
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        super().__init__(self.run_dir / DB_NAME, _SCHEMA, synchronous="NORMAL")
 
     @staticmethod
     def exists(run_dir: str | Path) -> bool:
         """Whether ``run_dir`` already holds a run database."""
         return (Path(run_dir) / DB_NAME).is_file()
 
-    def close(self) -> None:
-        """Checkpoint the WAL and close."""
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- metadata -----------------------------------------------------------------------
-    def set_meta(self, key: str, value: Any) -> None:
-        """Store a JSON value under ``key`` (task name, model, config, ...)."""
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
-
-    def get_meta(self, key: str, default: Any = None) -> Any:
-        """The JSON value stored under ``key``, or ``default``."""
-        with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
-
+    # -- metadata (set_meta/get_meta come from SQLiteFile) ------------------------------
     def run_meta(self) -> RunMeta | None:
         """The run's :class:`RunMeta`, or ``None`` for a store no run has written yet."""
         data = self.get_meta("run")

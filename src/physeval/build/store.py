@@ -19,19 +19,18 @@ store is what makes a stage's *result* survive, the cache what makes a repeated 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
+
+from physeval.sqlite_file import SQLiteFile
 
 __all__ = ["BUILD_DB", "BuildStore", "Decision", "Item"]
 
 BUILD_DB = "build.sqlite"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
     stage   TEXT NOT NULL,
     key     TEXT NOT NULL,
@@ -107,45 +106,17 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class BuildStore:
+class BuildStore(SQLiteFile):
     """A build directory's database; safe from one process with several threads."""
 
     def __init__(self, build_dir: str | Path) -> None:
         self.build_dir = Path(build_dir)
-        self.build_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.build_dir / BUILD_DB
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        super().__init__(self.build_dir / BUILD_DB, _SCHEMA, timeout=30)
 
     @staticmethod
     def exists(build_dir: str | Path) -> bool:
         """Whether ``build_dir`` holds a build database."""
         return (Path(build_dir) / BUILD_DB).is_file()
-
-    def close(self) -> None:
-        """Close the database."""
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- meta -------------------------------------------------------------------------------
-    def set_meta(self, key: str, value: Any) -> None:
-        """Store a JSON value under ``key``."""
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
-
-    def get_meta(self, key: str, default: Any = None) -> Any:
-        """The JSON value under ``key``, or ``default``."""
-        with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
 
     # -- items ------------------------------------------------------------------------------
     def put(self, item: Item) -> None:
