@@ -58,8 +58,11 @@ def add_commands(sub: Any) -> None:
 def _add_analysis_commands(sub: Any) -> None:
     stats = sub.add_parser("stats", help="statistics across runs",
                            description="sample-efficiency: how much better a partial-credit score (EED) "
-                                       "separates models than accuracy, per pair of runs on the same problems.")
-    stats.add_argument("analysis", choices=["sample-efficiency"])
+                                       "separates models than accuracy, per pair of runs on the same problems; "
+                                       "robustness: EED recomputed with other baseline scores, penalty slopes and "
+                                       "subtree discounting off, with rank changes and sample efficiency per "
+                                       "setting (PHYBench C.2).")
+    stats.add_argument("analysis", choices=["sample-efficiency", "robustness"])
     stats.add_argument("run_dirs", nargs="+")
     stats.set_defaults(func=_cmd_stats)
 
@@ -189,7 +192,9 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     from physeval.stats import sample_efficiency
 
     if len(args.run_dirs) < 2:
-        raise UserError("sample-efficiency needs at least two runs")
+        raise UserError(f"{args.analysis} needs at least two runs")
+    if args.analysis == "robustness":
+        return _print_robustness(args.run_dirs)
     table = Table(title="sample efficiency of the score over accuracy, (t_score / t_accuracy)^2")
     for column in ("run A", "run B", "problems", "acc diff", "score diff", "t acc", "t score", "efficiency"):
         table.add_column(column)
@@ -197,5 +202,21 @@ def _cmd_stats(args: argparse.Namespace) -> int:
         table.add_row(Path(pair.run_a).name, Path(pair.run_b).name, str(pair.problems),
                       f"{pair.accuracy_diff:+.3f}", f"{pair.score_diff:+.3f}", f"{pair.t_accuracy:.2f}",
                       f"{pair.t_score:.2f}", f"{pair.efficiency:.2f}")
+    Console().print(table)
+    return 0
+
+
+def _print_robustness(run_dirs: list[str]) -> int:
+    from rich.table import Table
+
+    from physeval.analysis.robustness import metric_robustness
+
+    table = Table(title="EED robustness (PHYBench C.2): mean EED and rank per run, efficiency over accuracy per pair")
+    for column in ("setting", "runs: mean EED (rank)", "rank changes", "pairs: (t_EED / t_acc)^2"):
+        table.add_column(column)
+    for result in metric_robustness(run_dirs):
+        runs = "; ".join(f"{escape(name)} {mean:.1f} ({rank})" for name, mean, rank in result.runs)
+        pairs = "; ".join(f"{escape(a)}-{escape(b)} {eff:.2f} (n={n})" for a, b, n, eff in result.efficiency)
+        table.add_row(result.setting, runs, str(result.rank_changes), pairs)
     Console().print(table)
     return 0

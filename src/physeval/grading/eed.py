@@ -43,6 +43,8 @@ from physeval.grading._never_raise import error_result, never_raises
 from physeval.problems import Outcome
 
 __all__ = [
+    "EEDScoring",
+    "PUBLISHED",
     "EEDResult",
     "TREE_EXPAND_BUDGET",
     "TREE_SIMPLIFY_BUDGET",
@@ -65,6 +67,27 @@ _INITIAL_SCORE = 60.0
 _SCORING_SLOPE = 100.0
 _BAR_SIZE = 5.0
 _DISCOUNT_SLOPE = 0.6
+
+
+@dataclass(frozen=True)
+class EEDScoring:
+    """The constants of EED's scoring, for checking the metric's robustness (PHYBench C.2).
+
+    The defaults are the published ones: score = max(0, ``initial_score`` - ``scoring_slope`` d /
+    size) for a wrong answer, and a whole subtree of s nodes costs min(s, ``discount_slope`` (s -
+    ``bar_size``) + ``bar_size``) to insert or delete; ``subtree_discount=False`` makes it s (every
+    node paid for).
+    """
+
+    initial_score: float = _INITIAL_SCORE
+    scoring_slope: float = _SCORING_SLOPE
+    bar_size: float = _BAR_SIZE
+    discount_slope: float = _DISCOUNT_SLOPE
+    subtree_discount: bool = True
+
+
+PUBLISHED = EEDScoring()
+"""The published EED scoring (what :func:`eed` uses unless told otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -191,21 +214,23 @@ def _build_tree(expr: Any) -> _Tree:
     return _Tree(tuple(labels), tuple(lmd), tuple(sorted(keyroot_of.values())), tuple(sizes), tuple(parents))
 
 
-def subtree_cost(size: int) -> float:
+def subtree_cost(size: int, scoring: EEDScoring = PUBLISHED) -> float:
     """Cost of inserting or deleting a whole subtree of ``size`` nodes: min(s, 0.6 (s - 5) + 5)."""
     if size <= 1:
         return 1.0
-    return min(float(size), _DISCOUNT_SLOPE * (size - _BAR_SIZE) + _BAR_SIZE)
+    if not scoring.subtree_discount:
+        return float(size)
+    return min(float(size), scoring.discount_slope * (size - scoring.bar_size) + scoring.bar_size)
 
 
-def _distance(a: _Tree, b: _Tree) -> float:
+def _distance(a: _Tree, b: _Tree, scoring: EEDScoring = PUBLISHED) -> float:
     """Extended Zhang-Shasha distance (single-node and whole-subtree insert/delete)."""
     codes: dict[str, int] = {}
     alab = [codes.setdefault(x, len(codes)) for x in a.labels]
     blab = [codes.setdefault(x, len(codes)) for x in b.labels]
     al, bl = a.lmd, b.lmd
-    adel = [subtree_cost(s) for s in a.sizes]
-    bins = [subtree_cost(s) for s in b.sizes]
+    adel = [subtree_cost(s, scoring) for s in a.sizes]
+    bins = [subtree_cost(s, scoring) for s in b.sizes]
     treedists = [[0.0] * b.size for _ in range(a.size)]
     for x in a.keyroots:
         ax = al[x]
@@ -328,12 +353,13 @@ def _early_exit(reference: str, answer: str) -> EEDResult | None:
 
 @never_raises(error_result(EEDResult, score=0.0, rel_distance=None, size=None, distance=None, equivalent=None),
               options={"compat": check_compat})
-def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
+def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDScoring = PUBLISHED) -> EEDResult:
     """Score ``answer`` against ``reference`` (both LaTeX) with PHYBench's EED; never raises.
 
     ``compat="phybench"`` reproduces the maintained pipeline's preprocessing and its
     equivalence test (structural equality after ``simplify``, ``simplify(expand(a - b)) == 0``,
-    ``a.equals(b)``), with operation budgets in place of its wall-clock timeouts.
+    ``a.equals(b)``), with operation budgets in place of its wall-clock timeouts. ``scoring``
+    changes the scoring constants (robustness checks); the default is the published EED.
     """
     check_compat(compat)
     reference = "" if reference is None else str(reference)
@@ -349,13 +375,13 @@ def eed(reference: str, answer: str, *, compat: str | None = None) -> EEDResult:
         outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
-        return _score(ref.normalized, ans.normalized, compat)
+        return _score(ref.normalized, ans.normalized, compat, scoring)
     except Exception as exc:  # a SymPy failure must not escape a grader
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
 
 @lru_cache(maxsize=65536)
-def _score(reference: str, answer: str, compat: str | None) -> EEDResult:
+def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring = PUBLISHED) -> EEDResult:
     """The verdict for two *normalised* texts, once per process (thread-safe ``lru_cache``)."""
     from physeval.grading.equivalence import check_equivalence, pipeline_equivalence
 
@@ -382,11 +408,11 @@ def _score(reference: str, answer: str, compat: str | None) -> EEDResult:
     if ans.tree is None:
         return EEDResult(0.0, None, ref.tree.size, None, equivalent, outcome, f"{reason}; answer tree: {ans.problem}",
                          budget)
-    distance = _distance(ans.tree, ref.tree)
+    distance = _distance(ans.tree, ref.tree, scoring)
     size = ref.tree.size
     if distance == 0.0:
         # Identical simplified trees: the pipeline scores this 100 (its equivalence checks
         # could not see it). Report it as equivalent.
         return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees", budget)
-    score = max(0.0, _INITIAL_SCORE - _SCORING_SLOPE * distance / size)
+    score = max(0.0, scoring.initial_score - scoring.scoring_slope * distance / size)
     return EEDResult(score, distance / size, size, distance, equivalent, outcome, reason, budget)
