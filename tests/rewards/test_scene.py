@@ -78,7 +78,7 @@ def test_an_ensemble_votes_per_question_by_majority_and_a_tie_is_false(executor:
 def test_a_judge_that_fails_votes_false_and_all_failing_is_an_explained_error(executor: LocalExecutor) -> None:
     down = ScriptedModel(lambda request: Reply.error(401), name="down")
     (result,) = _score([fenced(GOOD)], [down], executor)
-    assert (result.reward, result.outcome) == (0.0, "error")
+    assert (result.reward, result.outcome) == (None, "error")  # nothing measured: not a 0
     assert "every judge failed" in result.reason
 
 

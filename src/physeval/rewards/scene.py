@@ -163,6 +163,9 @@ def _render_summary(render: Any) -> dict[str, Any]:
 def _stage_failed(stage: str, reason: str, questions: Sequence[Any], options: SceneRewardOptions,
                   code: str | None, render: dict[str, Any] | None = None) -> RewardResult:
     per_question = _all_false(questions, options.mode)
+    if stage == "sandbox_error":  # no sandbox ran the program: the rollout was not measured
+        return RewardResult(None, correct=False, outcome="error", reason=f"sandbox_error: {reason} (not measured)",
+                            pred=code or "", explanation={"stage": stage, "judged": False, "render": render})
     explanation = {"stage": stage, "per_question": per_question, "votes": {}, "judge_latency_s": 0.0,
                    "judged": False, "mode": options.mode, "aggregation": options.aggregation, "render": render}
     return RewardResult(0.0, correct=False, outcome=stage, reason=f"{stage}: {reason} (every label false)",
@@ -179,7 +182,9 @@ def _from_verdict(verdict: Any, stage: str, options: SceneRewardOptions, code: s
                                                    "error": r.error} for r in verdict.judges],
         "judges_failed": verdict.judges_failed, "render": render,
     }
-    reward = float(verdict.score) if verdict.outcome not in ("error", "unparseable") else 0.0
+    # every judge failed, or none gave a readable reply: nothing about the rollout was measured, so the
+    # reward is None (TRL skips it; verl and OpenRLHF get the outcome and reason), never a silent 0
+    reward = float(verdict.score) if verdict.outcome not in ("error", "unparseable") else None
     return RewardResult(reward, correct=bool(verdict.correct), outcome=str(verdict.outcome), reason=verdict.reason,
                         pred=code or "", explanation=explanation)
 
