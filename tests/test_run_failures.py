@@ -123,6 +123,7 @@ def test_some_failed_samples_give_a_distinct_status_and_name_the_error(tmp_path:
     err = capsys.readouterr().err
     assert code == EXIT_INCOMPLETE
     assert "INCOMPLETE" in err and "too long for me" in err
+    assert f"physeval run --resume {tmp_path / 'run'} --retry-errors" in err  # the next step, as exit 4 gives it
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["complete"] is False and summary["counts"]["errors"] == 1
     assert summary["metrics"]["accuracy"]["n"] == 11  # problem 4 measured nothing and is not a zero

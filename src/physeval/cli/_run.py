@@ -194,7 +194,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             _console.print(f"  what to do: {escape(result.aborted.hint)}; then "
                            f"`physeval run --resume {escape(str(run_dir))} --retry-errors`")
         return EXIT_ABORTED
-    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+    if not summary.get("complete"):
+        _console.print(f"what to do: `physeval run --resume {escape(str(run_dir))} --retry-errors` asks again for "
+                       "the samples that failed or were not run (finished ones are kept)")
+        return EXIT_INCOMPLETE
+    return EXIT_OK
 
 
 def _print_tokens(summary: dict[str, Any], config: Any) -> None:
