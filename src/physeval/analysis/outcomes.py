@@ -15,12 +15,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from physeval.analysis.run import Run
 from physeval.store import SampleRow
-
-if TYPE_CHECKING:  # type-only: runs read summaries, whose reasons come from here
-    from physeval.analysis.runs import Run
 
 __all__ = [
     "REASONS",

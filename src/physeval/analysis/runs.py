@@ -1,49 +1,21 @@
 """A run directory read once: its summary, its rows, its task, model and track.
 
 Why: every analysis needs the same few facts about a run, and reading them in one place keeps
-the analyses pure functions over :class:`Run` values (tests build runs from real stores).
+the analyses pure functions over :class:`~physeval.analysis.run.Run` values (tests build runs
+from real stores). ``Run`` itself lives in :mod:`physeval.analysis.run` and is re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from physeval.analysis.run import Run
 from physeval.errors import UserError
-from physeval.metrics import SampleOutcome, outcomes_from_rows
 from physeval.store import RunStore, SampleRow
 
 __all__ = ["Run", "load_run", "load_runs", "run_labels"]
-
-
-@dataclass(frozen=True)
-class Run:
-    """One run: where it is, what it ran, and every stored row (sorted by key).
-
-    ``track`` is the task's track (``numeric``, ``symbolic``, ``scene``, ...) when the task is
-    registered, else read from the grades (a scene grade has a ``stage``). ``dynamic`` is
-    whether any problem comes in more than one variant.
-    """
-
-    path: Path
-    task: str
-    model: str
-    track: str
-    dynamic: bool
-    summary: Mapping[str, Any]
-    rows: tuple[SampleRow, ...]
-    data_sha256: Mapping[str, str]
-
-    @property
-    def graded(self) -> list[SampleRow]:
-        """The rows that were answered and graded (errors measured nothing)."""
-        return [r for r in self.rows if r.status == "answered"]
-
-    def outcomes(self) -> list[SampleOutcome]:
-        """The graded rows as metric outcomes."""
-        return outcomes_from_rows(self.graded)
 
 
 def load_run(run_dir: str | Path) -> Run:

@@ -1,0 +1,47 @@
+"""The :class:`Run` value: one run directory's facts, as every analysis and report reads them.
+
+Why a module of its own: the outcome analysis types its functions with :class:`Run`, while
+reading a run (:mod:`physeval.analysis.runs`) goes through the summary, whose reason counts
+come from the outcome analysis. Both import this module, which imports neither, so the
+dependency runs one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from physeval.metrics import SampleOutcome, outcomes_from_rows
+from physeval.store import SampleRow
+
+__all__ = ["Run"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: where it is, what it ran, and every stored row (sorted by key).
+
+    ``track`` is the task's track (``numeric``, ``symbolic``, ``scene``, ...) when the task is
+    registered, else read from the grades (a scene grade has a ``stage``). ``dynamic`` is
+    whether any problem comes in more than one variant.
+    """
+
+    path: Path
+    task: str
+    model: str
+    track: str
+    dynamic: bool
+    summary: Mapping[str, Any]
+    rows: tuple[SampleRow, ...]
+    data_sha256: Mapping[str, str]
+
+    @property
+    def graded(self) -> list[SampleRow]:
+        """The rows that were answered and graded (errors measured nothing)."""
+        return [r for r in self.rows if r.status == "answered"]
+
+    def outcomes(self) -> list[SampleOutcome]:
+        """The graded rows as metric outcomes."""
+        return outcomes_from_rows(self.graded)
