@@ -137,3 +137,24 @@ def test_scores_do_not_change_on_a_slowed_machine() -> None:
         burner.kill()
         burner.wait()
     assert slowed == [grade_symbolic(r, ref).to_dict() for r, ref in PAIRS[:4]]
+
+
+@pytest.mark.parametrize(("response", "prose"), [
+    (r"\boxed{\text{see above}}", True),
+    (r"\boxed{\textbf{No.}}", True),
+    (r"\boxed{\text{the ball stops}\,\text{at rest}}", True),
+    (r"\boxed{\mbox{undefined}}", True),
+    (r"\boxed{\text{5 m/s}}", False),  # a value in text mode: graded as one
+    (r"\boxed{v = \frac{g t^2}{2}\text{ (downwards)}}", False),  # mathematics outside the text
+    (r"\boxed{\text{The answer is } v=\frac{gt^2}{2}}", False),
+    (r"\boxed{\text{v}}", False),  # one letter is a symbol, not a word
+])
+def test_text_answers_are_unparseable_not_wrong_algebra(response: str, prose: bool) -> None:
+    grade = grade_symbolic(response, r"v=\frac{g t^2}{2}")
+    if prose:
+        assert (grade.outcome, grade.correct, grade.score, grade.eed_score) == ("unparseable", False, 0.0, 0.0)
+        assert grade.reason.startswith("the answer is text, not an expression")
+    else:
+        assert grade.outcome != "unparseable" and "text, not an expression" not in grade.reason
+    pipeline = grade_symbolic(response, "x", compat="phybench")  # the maintained pipeline, bug for bug
+    assert "text, not an expression" not in pipeline.reason

@@ -22,6 +22,7 @@ identical to serial grading.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from physeval.answers.extract import extract_final_answer
@@ -47,12 +48,35 @@ __all__ = [
     "pipeline_equivalence",
     "grade_symbolic",
     "grade_symbolic_many",
+    "prose_answer",
     "PROBE_POINTS",
     "PROBE_DIGITS",
     "REL_TOL",
     "SYMBOLIC_OPS_BUDGET",
     "SYMBOLIC_EXPAND_BUDGET",
 ]
+
+_TEXT_GROUP = r"\\(?:text|textrm|textbf|textit|textsf|texttt|textnormal|mbox)\s*\{([^{}]*)\}"
+_PROSE = re.compile(rf"(?:{_TEXT_GROUP}|[\s.,;:!?'\"()\\-])+")
+
+
+def prose_answer(extracted: str) -> str | None:
+    """The words of an answer that is only text, such as ``\\text{see above}``; ``None`` when it
+    holds any mathematics.
+
+    An answer is prose when it is nothing but text-mode groups (``\\text{}``, ``\\textrm{}``,
+    ``\\mbox{}``, ...) and punctuation, and their words hold a run of two letters or more and
+    no digit. ``\\text{5 m/s}`` (a digit) and ``v = g t \\text{ (down)}`` (mathematics outside
+    the text) are not prose and are graded as expressions. Why: read as algebra, the letters of
+    "see above" become a product of eight symbols, and a reply that gave no expression would
+    count as a wrong expression instead of an unparseable one.
+    """
+    groups = re.findall(_TEXT_GROUP, extracted)
+    if not groups or not _PROSE.fullmatch(extracted):
+        return None
+    words = " ".join(" ".join(groups).split())
+    return words if re.search(r"[A-Za-z]{2}", words) and not re.search(r"\d", words) else None
+
 
 @never_raises(error_grade(SymbolicGrade, score=0.0), options={"compat": check_compat, "box": check_box})
 def grade_symbolic(
@@ -82,6 +106,18 @@ def grade_symbolic(
             reason="no final answer found",
             score=0.0,
             extracted=None,
+            extraction_rule=extraction.rule,
+        )
+    words = prose_answer(extraction.text) if compat is None else None  # the pipeline reads text as algebra
+    if words is not None:
+        return SymbolicGrade(
+            correct=False,
+            outcome=Outcome.UNPARSEABLE,
+            reason=f"the answer is text, not an expression: {words[:80]!r}",
+            score=0.0,
+            extracted=extraction.text,
+            equivalent=False,
+            eed_score=0.0,
             extraction_rule=extraction.rule,
         )
     result = eed(reference, extraction.text, compat=compat)
