@@ -58,6 +58,8 @@ from dataclasses import asdict, dataclass, field
 from math import ceil
 from typing import Any
 
+from physeval.probes.normal_form import Tokens, in_name, normal_tokens, render
+
 __all__ = [
     "BASE_KINDS",
     "KINDS",
@@ -468,34 +470,79 @@ def _math_candidates(text: str, span: MathSpan, kind: str) -> list[Candidate]:
     return found
 
 
-def _base_before(math: str, pos: int) -> str:
-    """The base of a power ending at ``pos``: a group, a command with its subscript, or a letter."""
-    k = pos
+def _atom_start(math: str, end: int) -> int:
+    """Where the atom ending at ``end`` starts: a bracketed group (with the command or ``\\left``
+    that opens it, and the earlier groups of a multi-argument command such as ``\\frac``), a
+    command name, a number, a primed atom, or one letter."""
+    k = end
     while k > 0 and math[k - 1] == " ":
         k -= 1
-    end = k
-    if k > 0 and math[k - 1] in "})]":
-        closer = math[k - 1]
-        opener = {"}": "{", ")": "(", "]": "["}[closer]
-        depth = 0
+    if k == 0:
+        return end
+    last = math[k - 1]
+    if last == "'":
+        return _atom_start(math, k - 1)
+    if last in "})]":
+        j = _opening(math, k - 1)
+        if j < 0:
+            return k - 1
+        while True:  # \frac{a}{b}, \dot{x}, \left( ... \right)
+            before = j
+            while before > 0 and math[before - 1] == " ":
+                before -= 1
+            name = re.search(r"\\[a-zA-Z]+$", math[:before])
+            if name:
+                return name.start()
+            if math[:before].endswith("}") and math[j] == "{":
+                prev = _opening(math, before - 1)
+                if prev >= 0 and re.search(r"\\[a-zA-Z]+\s*$", math[:prev]):
+                    j = prev
+                    continue
+            return j
+    if last.isdigit():
         j = k - 1
-        while j >= 0:
-            if math[j] == closer:
-                depth += 1
-            elif math[j] == opener:
-                depth -= 1
-                if depth == 0:
-                    break
+        while j > 0 and (math[j - 1].isdigit() or (math[j - 1] == "." and j > 1 and math[j - 2].isdigit())):
             j -= 1
-        k = max(j, 0)
-        while k > 0 and (math[k - 1].isalpha() or math[k - 1] in "_\\"):
+        return j
+    if last.isalpha():
+        name = re.search(r"\\[a-zA-Z]+$", math[:k])
+        return name.start() if name else k - 1
+    return k - 1
+
+
+def _opening(math: str, close: int) -> int:
+    """The position of the bracket that ``math[close]`` closes, or -1."""
+    closer = math[close]
+    opener = {"}": "{", ")": "(", "]": "["}[closer]
+    depth = 0
+    j = close
+    while j >= 0:
+        if math[j] == closer and (j == 0 or math[j - 1] != "\\"):
+            depth += 1
+        elif math[j] == opener and (j == 0 or math[j - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return j
+        j -= 1
+    return -1
+
+
+def _base_before(math: str, pos: int) -> str:
+    """The base of a power ending at ``pos``: the last atom, with the symbol it subscripts
+    (``r_{0}`` in ``k r_{0}^2``, ``R`` in ``3R^{2}``, ``\\omega_2``, ``(z-c)``), never a coefficient."""
+    end = pos
+    while end > 0 and math[end - 1] == " ":
+        end -= 1
+    start = _atom_start(math, end)
+    while True:  # a subscript belongs to the symbol before it
+        k = start
+        while k > 0 and math[k - 1] == " ":
             k -= 1
-        return math[k:end]
-    while k > 0 and (math[k - 1].isalnum() or math[k - 1] in "_\\"):
-        k -= 1
-        if math[k] == "\\":
-            break
-    return math[k:end]
+        if k > 0 and math[k - 1] == "_":
+            start = _atom_start(math, k - 1)
+            continue
+        break
+    return math[start:end]
 
 
 def _constant_sites(math: str, mask: list[bool], const: str) -> list[tuple[int, int]]:
@@ -865,26 +912,106 @@ def _strip_delims(math: str) -> str:
 
 
 def _carry(answer: str, edit: Perturbation) -> str | None:
-    """``answer`` with ``edit`` applied where its fragment occurs verbatim; ``None`` when it does not."""
+    """``answer`` with ``edit`` applied wherever its fragment occurs; ``None`` when it does not.
+
+    Both sides are compared on the normal form of :mod:`physeval.probes.normal_form`, so the
+    spelling of a symbol (``z_{0}`` / ``z_0``, ``\\varepsilon_{0}`` / ``\\epsilon_0``) does not
+    matter; the carried answer is written in that form.
+    """
+    tokens = normal_tokens(answer)
     if edit.kind == "delete_constant" and edit.token:
-        mask = _masked(answer)
-        sites = _constant_sites(answer, mask, edit.token)
-        if not sites:
-            return None
-        out = answer
-        for s, e in reversed(sites):
-            out = out[:s] + ("1" if _enclosing_group_is_only(out, s, e) else "") + out[e:]
-        return out
-    if edit.kind == "remove_square" and edit.token:
-        pattern = re.escape(edit.token) + r"\s*\^\s*(?:\{\s*2\s*\}|2(?![0-9.]))"
-        out, count = re.subn(pattern, lambda m: edit.token, answer)
-        return out if count else None
-    if edit.fragment_before and edit.fragment_before != edit.fragment_after:
-        squeeze = " ".join(answer.split())
-        frag = " ".join(edit.fragment_before.split())
-        if frag and frag in squeeze:
-            return squeeze.replace(frag, " ".join(edit.fragment_after.split()))
-    return None
+        out = _carry_deletion(tokens, normal_tokens(edit.token))
+    elif edit.kind == "remove_square" and edit.token:
+        out = _carry_unsquare(tokens, normal_tokens(edit.token))
+    elif edit.fragment_before and edit.fragment_before != edit.fragment_after:
+        out = _carry_fragment(tokens, normal_tokens(edit.fragment_before), normal_tokens(edit.fragment_after))
+    else:
+        out = None
+    return None if out is None else render(out)
+
+
+def _a_symbol_at(tokens: Tokens, k: int, n: int, hidden: Sequence[bool]) -> bool:
+    """Whether ``tokens[k:k + n]`` stands as a symbol of its own: not in a subscript or a text
+    argument, not a one-token script, and not carrying a subscript or prime that makes it another
+    symbol."""
+    if hidden[k] or (k and tokens[k - 1] in ("_", "^")):
+        return False
+    return not (k + n < len(tokens) and tokens[k + n] in ("_", "'"))
+
+
+def _carry_deletion(tokens: Tokens, const: Tokens) -> Tokens | None:
+    """Every standalone ``const`` deleted with its exponent; an emptied group becomes ``1``."""
+    hidden = in_name(tokens)
+    out: list[str] = []
+    k = 0
+    found = False
+    while k < len(tokens):
+        if tuple(tokens[k:k + len(const)]) == const and _a_symbol_at(tokens, k, len(const), hidden):
+            end = k + len(const)
+            if end < len(tokens) and tokens[end] == "^":
+                end = _group_end(tokens, end + 1)
+            found = True
+            if out and out[-1] == "{" and end < len(tokens) and tokens[end] == "}":
+                out.append("1")
+            k = end
+            continue
+        out.append(tokens[k])
+        k += 1
+    return tuple(out) if found else None
+
+
+def _group_end(tokens: Tokens, k: int) -> int:
+    """The index after the token or ``{...}`` group starting at ``k``."""
+    if k >= len(tokens):
+        return k
+    if tokens[k] != "{":
+        return k + 1
+    depth = 0
+    for j in range(k, len(tokens)):
+        depth += {"{": 1, "}": -1}.get(tokens[j], 0)
+        if depth == 0:
+            return j + 1
+    return len(tokens)
+
+
+def _carry_unsquare(tokens: Tokens, base: Tokens) -> Tokens | None:
+    """Every ``base^2`` written ``base``."""
+    hidden = in_name(tokens)
+    out: list[str] = []
+    k = 0
+    found = False
+    n = len(base)
+    while k < len(tokens):
+        if (tuple(tokens[k:k + n]) == base and tuple(tokens[k + n:k + n + 2]) == ("^", "2")
+                and not hidden[k] and not (k and tokens[k - 1] in ("_", "^"))):
+            out.extend(base)
+            k += n + 2
+            found = True
+            continue
+        out.append(tokens[k])
+        k += 1
+    return tuple(out) if found else None
+
+
+def _carry_fragment(tokens: Tokens, before: Tokens, after: Tokens) -> Tokens | None:
+    """Every occurrence of ``before`` that is not part of a script or a longer symbol, replaced."""
+    if not before:
+        return None
+    hidden = in_name(tokens)
+    out: list[str] = []
+    k = 0
+    found = False
+    n = len(before)
+    while k < len(tokens):
+        if (tuple(tokens[k:k + n]) == before and _a_symbol_at(tokens, k, n, hidden)
+                and not (k + n < len(tokens) and tokens[k + n] == "^")):
+            out.extend(after)
+            k += n
+            found = True
+            continue
+        out.append(tokens[k])
+        k += 1
+    return tuple(out) if found else None
 
 
 def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation]) -> ImpliedAnswer:
