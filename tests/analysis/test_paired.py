@@ -10,10 +10,13 @@ import pytest
 
 from analysis.rows import row, store_run
 from physeval.analysis.paired import (
+    BOOTSTRAP_MIN_PROBLEMS,
     PairingError,
     compare_pair,
     compare_runs,
+    p_text,
     paired_bootstrap,
+    sign_flip_test,
     tiers,
 )
 
@@ -78,6 +81,76 @@ def test_tiers_follow_who_beats_whom(tmp_path: Path) -> None:
     comparison = compare_runs(runs)
     assert comparison.tiers == (("S",), ("M", "W"))
     by_pair = {(p.a, p.b): p for p in comparison.pairs}
-    assert by_pair["S", "M"].diff == pytest.approx(10 / 30) and by_pair["S", "M"].confidence == 1.0
+    # S - M: ten differences of +1, twenty of 0: only the all-plus pattern of 2^10 reaches the sum 10
+    assert by_pair["S", "M"].diff == pytest.approx(10 / 30)
+    assert by_pair["S", "M"].confidence == pytest.approx(1 - 2 ** -11)
+    assert by_pair["S", "M"].p_value == pytest.approx(2 / 2 ** 10)
     assert by_pair["M", "W"].confidence < 0.99
     assert tiers(["x", "y"], []) == (("x", "y"),)
+
+
+def _enumerated(diffs: list[float]) -> tuple[float, float]:
+    """Two-sided p and mid-p confidence by listing every sign pattern (the definition, slowly)."""
+    observed = sum(diffs)
+    sums = [sum(s * d for s, d in zip(signs, diffs)) for signs in itertools.product((1, -1), repeat=len(diffs))]
+    p = sum(abs(t) >= abs(observed) - 1e-9 for t in sums) / len(sums)
+    below = sum(t < observed - 1e-9 for t in sums) / len(sums)
+    equal = sum(abs(t - observed) <= 1e-9 for t in sums) / len(sums)
+    return p, below + equal / 2
+
+
+def test_five_problems_give_the_exact_sign_flip_p_not_a_bootstrap_zero(tmp_path: Path) -> None:
+    # A right on 5 problems, B right on problem 4 only: differences (1, 1, 1, 0, 1), four non-zero.
+    # By hand: of the 2^4 sign patterns only all-plus and all-minus reach |sum| = 4, so p = 2/16;
+    # confidence = P(S < 4) + P(S = 4) / 2 = 15/16 + 1/32.
+    a = store_run(tmp_path / "a", [row(str(i), True) for i in range(5)], model="A")
+    b = store_run(tmp_path / "b", [row(str(i), i == 3) for i in range(5)], model="B")
+    comparison = compare_runs([a, b])
+    pair = comparison.pairs[0]
+    assert pair.p_value == 0.125 and pair.confidence == pytest.approx(15 / 16 + 1 / 32)
+    assert "exact" in pair.test and "2^4" in pair.test
+    assert comparison.tiers == (("A", "B"),)  # 96.9 % < 99 %: not separated
+    assert pair.n < BOOTSTRAP_MIN_PROBLEMS and np.isnan(pair.ci_low) and "no interval" in pair.interval
+    assert "p = 0.125, n = 5" in pair.sentence
+
+
+@pytest.mark.parametrize("diffs", [
+    [0.25, 0.5, -0.25, 0.75, 0.0, 1.0, 0.5, -0.5, 0.25],  # accuracy with K = 4: the grid path
+    [1 / 3, 2 / 3, -1 / 3, 1.0, 1 / 3, 0.0, 2 / 3],       # K = 3: thirds
+    [12.5, -3.1, 40.2, 7.7, 0.4, 19.9, -8.8, 5.5],         # EED differences: every pattern enumerated
+])
+def test_sign_flip_matches_listing_every_pattern(diffs: list[float]) -> None:
+    result = sign_flip_test(diffs)
+    p, confidence = _enumerated([d for d in diffs if d])
+    assert result.p_value == pytest.approx(p, abs=1e-12) and result.confidence == pytest.approx(confidence, abs=1e-12)
+    assert result.method.startswith("sign-flip test, exact")
+
+
+def test_many_irregular_differences_use_a_seeded_monte_carlo_never_zero() -> None:
+    diffs = [((i * 37) % 101) / 7.3 + 0.013 * i for i in range(40)]  # 40 positive, off every grid
+    result = sign_flip_test(diffs)
+    assert "Monte Carlo" in result.method and result.p_value == pytest.approx(1 / 10_001)
+    assert sign_flip_test(diffs) == result
+    assert sign_flip_test([0.0, 0.0]).p_value == 1.0 and sign_flip_test([0.0]).confidence == 0.5
+    assert (p_text(1 / 10_001), p_text(0.0625), p_text(0.0)) == ("1.0e-04", "0.062", "0.0e+00")
+
+
+def test_a_metric_the_runs_do_not_have_is_refused(tmp_path: Path) -> None:
+    a = store_run(tmp_path / "a", [row(str(i), True) for i in range(3)], model="A")
+    b = store_run(tmp_path / "b", [row(str(i), False) for i in range(3)], model="B")
+    for metric, needs in (("eed", "EED scores"), ("playable_rate", "scene programs"), ("delta", "problems in several variants")):
+        with pytest.raises(PairingError, match=f"cannot pair on {metric}: .* needs {needs}.*these runs have: "
+                                               "accuracy$"):
+            compare_runs([a, b], metric)
+
+
+def test_delta_is_paired_problem_by_problem(tmp_path: Path) -> None:
+    # Two problems with variants 0 and 1. A: problem 1 static right, variant 1 wrong (delta 1);
+    # problem 2 both right (delta 0). B: problem 1 both right (0); problem 2 static right, variant 1 wrong (1).
+    a = store_run(tmp_path / "a", [row("1", True), row("1", False, variant="1"), row("2", True),
+                                   row("2", True, variant="1")], model="A")
+    b = store_run(tmp_path / "b", [row("1", True), row("1", True, variant="1"), row("2", True),
+                                   row("2", False, variant="1")], model="B")
+    pair = compare_runs([a, b], "delta").pairs[0]
+    assert (pair.value_a, pair.value_b, pair.diff) == (0.5, 0.5, 0.0)  # differences (+1, -1): p = 1
+    assert pair.p_value == 1.0 and pair.confidence == 0.5

@@ -47,3 +47,23 @@ def test_matched_stage_from_the_command_line(scripted_runs: dict[str, list[Path]
     out = capsys.readouterr().out
     assert "matched at executable:" in out and "common samples" in out and "render_rate" in out
     assert main(["compare", str(scripted_runs["numeric"][0]), "--matched", "playable"]) == 2
+
+
+def test_a_metric_the_runs_lack_is_refused_before_any_table(scripted_runs: dict[str, list[Path]],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [str(p) for p in scripted_runs["numeric"]]
+    assert main(["compare", *runs, "--metric", "eed"]) == 2
+    captured = capsys.readouterr()
+    assert "cannot pair on eed" in captured.err and "needs EED scores" in captured.err
+    assert "physeval compare" not in captured.out and "0.000" not in captured.out
+    assert main(["compare", runs[0], "--matched", "playable"]) == 2
+    assert "physeval compare" not in capsys.readouterr().out
+
+
+def test_paired_output_names_its_methods_and_never_prints_p_zero(scripted_runs: dict[str, list[Path]],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [str(p) for p in scripted_runs["dynamic"]]
+    assert main(["compare", *runs, "--metric", "delta"]) == 0
+    out = " ".join(capsys.readouterr().out.split("paired by problem: delta")[1].split())
+    assert "sign-flip test, exact" in out and "no interval: 10 problems" in out
+    assert "(no interval, n < 20)" in out and " 0.000 " not in out

@@ -42,12 +42,13 @@ def add_commands(sub: Any) -> None:
 
     compare = sub.add_parser("compare", help="compare runs side by side, paired by problem",
                              description="The metrics several runs share, one column per run, with 95% CIs; then "
-                                         "paired differences by problem with bootstrap intervals, p-values and "
-                                         "tiers (runs of one task and problem set only).")
+                                         "paired differences by problem with sign-flip p-values, bootstrap "
+                                         "intervals (from 20 problems) and tiers (runs of one task and problem "
+                                         "set only).")
     compare.add_argument("run_dirs", nargs="+")
     compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
     compare.add_argument("--metric", help="metric to pair on: accuracy (default), static_accuracy, dynamic_accuracy, "
-                                          "eed, executable_rate, render_rate, playable_rate")
+                                          "delta, eed, executable_rate, render_rate, playable_rate")
     compare.add_argument("--matched", choices=["executable", "rendered", "playable"],
                          help="scenes: downstream metrics on the samples every run brought to this stage")
     compare.set_defaults(func=_cmd_compare)
@@ -157,9 +158,11 @@ def _print_analyses(args: argparse.Namespace) -> None:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from physeval.report.compare import comparison_table, paired_report
 
-    Console().print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
-    for table in paired_report(args.run_dirs, metric=args.metric, matched=args.matched):
-        Console().print(table)
+    paired = paired_report(args.run_dirs, metric=args.metric, matched=args.matched)  # refusals before any table
+    console = Console() if sys.stdout.isatty() else Console(width=200)
+    console.print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
+    for table in paired:
+        console.print(table)
     return 0
 
 

@@ -1,8 +1,10 @@
 """Comparing runs in the terminal: side by side (the metrics they share), paired by problem
-(differences with bootstrap intervals, p-values and tiers), and matched at a scene stage."""
+(differences, sign-flip p-values, bootstrap intervals where valid, tiers), and matched at a
+scene stage. Columns fold long model names onto several lines instead of cutting them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from physeval.analysis.paired import BOOTSTRAP_MIN_PROBLEMS, p_text
 from physeval.report.summary import MetricKey, metric_entries, read_summary
 
 __all__ = ["compare_runs", "comparison_table", "default_metric", "matched_table", "paired_report", "paired_table"]
@@ -29,9 +32,10 @@ def comparison_table(run_dirs: Sequence[str | Path], *, breakdowns: bool = False
     """A rich table: one row per shared metric, one column per run (value, 95 % CI, problems)."""
     keys, summaries = compare_runs(run_dirs, breakdowns=breakdowns)
     table = Table(title="physeval compare")
-    table.add_column("metric")
+    table.add_column("metric", overflow="fold")
     for directory, summary in zip(run_dirs, summaries):
-        table.add_column(f"{escape(str(summary['model']))}\n{escape(Path(directory).name)}", justify="right")
+        table.add_column(f"{escape(str(summary['model']))}\n{escape(Path(directory).name)}", justify="right",
+                         overflow="fold")
     for key in keys:
         table.add_row(escape(key.label), *(_cell(key.lookup(summary) or {}) for summary in summaries))
     return table
@@ -60,16 +64,22 @@ def paired_table(comparison: Any) -> Table:
     for p in partial:
         caption += (f"\n{p.a} vs {p.b}: partial overlap, {p.overlap.common_items} common items, "
                     f"{p.overlap.only_a} only in {p.a}, {p.overlap.only_b} only in {p.b}")
-    table = Table(title=f"paired by problem: {escape(comparison.metric)} (bootstrap, "
-                        f"{comparison.pairs[0].resamples} resamples)", caption=escape(caption))
+    for method in dict.fromkeys(m for p in comparison.pairs for m in (p.test, p.interval)):
+        caption += f"\n{method}"
+    table = Table(title=f"paired by problem: {escape(comparison.metric)}", caption=escape(caption))
     for i, column in enumerate(("A", "B", "value A", "value B", "A - B [95% CI]", "p", "A better", "n")):
-        table.add_column(column, justify="left" if i < 2 else "right")
+        table.add_column(column, justify="left" if i < 2 else "right", overflow="fold")
     for p in comparison.pairs:
-        p_text = f"< {1 / p.resamples:.0e}" if p.p_value == 0 else f"{p.p_value:.3f}"
-        table.add_row(escape(p.a), escape(p.b), f"{p.value_a:.3f}", f"{p.value_b:.3f}",
-                      f"{p.diff:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}]", p_text, f"{100 * p.confidence:.1f}%",
-                      str(p.n))
+        table.add_row(escape(p.a), escape(p.b), f"{p.value_a:.3f}", f"{p.value_b:.3f}", _diff_text(p),
+                      p_text(p.p_value), f"{100 * p.confidence:.1f}%", str(p.n))
     return table
+
+
+def _diff_text(p: Any) -> str:
+    """``+0.200 [+0.050, +0.350]``, or the difference alone when there is no interval (few problems)."""
+    if math.isfinite(p.ci_low) and math.isfinite(p.ci_high):
+        return f"{p.diff:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}]"
+    return f"{p.diff:+.3f} (no interval, n < {BOOTSTRAP_MIN_PROBLEMS})"
 
 
 def matched_table(result: Any) -> Table:
@@ -77,9 +87,9 @@ def matched_table(result: Any) -> Table:
     names = list(dict.fromkeys(name for r in result.runs for name, _ in r.metrics))
     table = Table(title=f"matched at {escape(result.stage)}: {result.size} of {result.common} common samples "
                         f"({result.problems} problems) reached it in every run")
-    table.add_column("model")
+    table.add_column("model", overflow="fold")
     for name in names:
-        table.add_column(escape(name), justify="right")
+        table.add_column(escape(name), justify="right", overflow="fold")
     for r in result.runs:
         metrics = dict(r.metrics)
         table.add_row(escape(r.label), *(_cell(metrics[n].to_dict()) if n in metrics else "-" for n in names))

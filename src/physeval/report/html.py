@@ -30,7 +30,7 @@ from physeval.analysis.leaderboard import board_html, leaderboards
 from physeval.analysis.lengths import response_lengths, run_lengths
 from physeval.analysis.matched import STAGES, matched_stage
 from physeval.analysis.outcomes import breakdowns_by_model, run_breakdown, sample_reason
-from physeval.analysis.paired import Comparison, PairingError, compare_runs
+from physeval.analysis.paired import Comparison, PairingError, compare_runs, p_text
 from physeval.analysis.runs import Run, load_run, load_runs, run_labels
 from physeval.analysis.scaling import ScalingCurves, scaling_curves
 from physeval.errors import UserError
@@ -424,21 +424,25 @@ _PAIRED_METRICS: dict[str, Callable[[Run], list[str]]] = {
 
 
 def comparison_html(comparison: Comparison) -> str:
-    """A paired comparison as a table (differences, intervals, p-values, confidence) and its tiers."""
+    """A paired comparison as a table (differences, intervals, p-values, confidence), its methods and tiers."""
     head = ("<tr><th>A</th><th>B</th><th>value A</th><th>value B</th><th>A - B [95% CI]</th><th>p (two-sided)</th>"
             "<th>confidence A &gt; B</th><th>n problems</th><th>overlap</th></tr>")
     rows = []
     for p in comparison.pairs:
-        p_text = f"&lt; {1 / p.resamples:.0e}" if p.p_value == 0 else f"{p.p_value:.3f}"
         overlap = (f"partial: {p.overlap.common_items} common items, {p.overlap.only_a} only in A, "
                    f"{p.overlap.only_b} only in B") if p.overlap.partial else f"all {p.overlap.common_items} items"
+        interval = (f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]" if math.isfinite(p.ci_low) and math.isfinite(p.ci_high)
+                    else "<span class='n'>no interval (few problems)</span>")
         rows.append(f"<tr><td>{_e(p.a)}</td><td>{_e(p.b)}</td><td class='num'>{p.value_a:.3f}</td>"
-                    f"<td class='num'>{p.value_b:.3f}</td><td class='num'>{p.diff:+.3f} [{p.ci_low:+.3f}, "
-                    f"{p.ci_high:+.3f}]</td><td class='num'>{p_text}</td><td class='num'>{100 * p.confidence:.1f}%"
+                    f"<td class='num'>{p.value_b:.3f}</td><td class='num'>{p.diff:+.3f} {interval}</td>"
+                    f"<td class='num'>{_e(p_text(p.p_value))}</td><td class='num'>{100 * p.confidence:.1f}%"
                     f"</td><td class='num'>{p.n}</td><td>{_e(overlap)}</td></tr>")
     tiers = "".join(f"<li>tier {i + 1}: {_e(', '.join(t))}</li>" for i, t in enumerate(comparison.tiers))
     sentences = "".join(f"<li>{_e(p.sentence)}</li>" for p in comparison.pairs)
-    return (f"<h3>{_e(comparison.metric)}</h3><table class='paired'>{head}{''.join(rows)}</table>"
+    methods = "".join(f"<li>{_e(m)}</li>" for m in dict.fromkeys(x for p in comparison.pairs
+                                                                  for x in (p.test, p.interval)))
+    return (f"<h3>{_e(comparison.metric)}</h3><div class='scroll'><table class='paired'>{head}{''.join(rows)}"
+            f"</table></div><ul class='methods note'>{methods}</ul>"
             f"<p>Tiers at {100 * comparison.level:.0f}% confidence (PHYBench C.1): no model of a tier is beaten by "
             f"another model of the same or a lower tier.</p><ol class='tiers'>{tiers}</ol><ul>{sentences}</ul>")
 
