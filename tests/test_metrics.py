@@ -21,6 +21,7 @@ from physeval.metrics import (
     dynamic_metrics,
     item_pass_at,
     majority_metrics,
+    metric_from_values,
     pass_at_k,
     reduce_metric,
 )
@@ -223,6 +224,13 @@ def test_bootstrap_interval_is_reproducible_and_brackets_the_mean() -> None:
     low, high = bootstrap_ci(values)
     assert (low, high) == bootstrap_ci(values)
     assert low < 0.3 < high and 0.2 < low and high <= 0.41  # about +-1.96 * sqrt(.3 * .7 / 100)
+
+
+def test_one_problem_has_no_interval_not_a_zero_width_one() -> None:
+    assert all(math.isnan(x) for x in bootstrap_ci([0.75]))
+    m = metric_from_values([0.75])
+    assert m.value == 0.75 and m.n == 1 and math.isnan(m.ci_low) and math.isnan(m.ci_high)
+    assert bootstrap_ci([0.5, 0.5]) == (0.5, 0.5)  # two problems that agree: the bootstrap's own answer
 
 
 def test_breakdown_is_a_mapping_of_groups() -> None:

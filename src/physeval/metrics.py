@@ -176,12 +176,14 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLES,
                  seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
-    """Percentile 95 % interval of the mean of ``values`` (one value per problem)."""
+    """Percentile 95 % interval of the mean of ``values`` (one value per problem); NaN (no
+    interval) for fewer than two problems: resampling one value can only return it, and a
+    zero-width interval such as [75.0, 75.0] would claim a certainty one problem cannot give."""
     arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
+    if arr.size < 2:
         return (math.nan, math.nan)
-    if arr.size == 1 or np.all(arr == arr[0]):
-        return (float(arr[0]) if arr.size == 1 else float(arr.mean()),) * 2
+    if np.all(arr == arr[0]):
+        return (float(arr.mean()),) * 2
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, arr.size, size=(resamples, arr.size))
     means = arr[idx].mean(axis=1)
