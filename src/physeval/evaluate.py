@@ -16,7 +16,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,9 +52,10 @@ def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
     return Path(root) / f"{stamp}_{task}_{safe_model}"
 
 
-def load_problems(task: Task) -> list[Problem]:
-    """The task's problems, checked: at least one, and no (id, variant) twice."""
-    problems = task.load()
+def load_problems(task: Task, select: Callable[[list[Problem]], list[Problem]] | None = None) -> list[Problem]:
+    """The task's problems (those ``select`` keeps, chosen before they are built: see
+    :meth:`Task.load_selected`), checked: at least one, and no (id, variant) twice."""
+    problems = task.load() if select is None else task.load_selected(select)
     if not problems:
         raise TaskError(f"{task.name} loaded no problems")
     twice = first_duplicate(problems)
@@ -153,7 +154,9 @@ def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
     else:
         model_label, model_obj = spec.model_label or str(getattr(spec.model, "name", "model")), spec.model
     if spec.problems is None:
-        problems = load_problems(task_obj)  # before anything is written: a task that cannot load leaves no run dir
+        # before anything is written: a task that cannot load leaves no run dir; --limit chooses first
+        problems = load_problems(task_obj, select=lambda found: select_problems(
+            found, config.limit, config.sample_strategy, config.seed or 0))
         _report_load(task_obj)
     else:
         problems = list(spec.problems)

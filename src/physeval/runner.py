@@ -230,8 +230,10 @@ async def run_task(
     """
     owns_store = not isinstance(run_dir, RunStore)
     store = run_dir if isinstance(run_dir, RunStore) else RunStore(run_dir)
-    chosen = select_problems(problems if problems is not None else task.load(), config.limit,
-                             config.sample_strategy, config.seed or 0)
+    def select(found: list[Problem]) -> list[Problem]:
+        return select_problems(found, config.limit, config.sample_strategy, config.seed or 0)
+
+    chosen = select(list(problems)) if problems is not None else task.load_selected(select)
     items = plan_keys(chosen, config.samples)
     result = RunResult(run_dir=store.run_dir, planned=len(items), started_at=time.time())
     try:

@@ -239,3 +239,30 @@ def test_two_models_side_by_side_per_kind(tmp_path: Path) -> None:
     assert values["accuracy"] == [0.0, 1.0]
     per_kind = [label for label in values if "delete_constant" in label and "superficial_rate" in label]
     assert per_kind and values[per_kind[0]] == [1.0, 0.0]
+
+
+def test_limit_chooses_problems_before_anything_is_perturbed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import physeval.probes.poison as poison
+    from physeval.evaluate import RunSpec, run
+
+    calls: list[tuple[str, str]] = []
+    real = poison.perturb
+
+    def counting(text: str, kind: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        calls.append((str(kwargs.get("key")), kind))
+        return real(text, kind, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(poison, "perturb", counting)
+    options = {"data": str(_data(tmp_path)), "perturbations": "delete_constant,swap_law", "grading_processes": 0}
+    model = ScriptedModel(lambda request: Reply.text(r"\boxed{1}"), name="limit")
+    summary, result = run(RunSpec(task="phybench-poison", task_options=options, model=model,
+                                  config=RunConfig(preflight=False, limit=1), run_dir=tmp_path / "one",
+                                  show_progress=False))
+    assert calls == [("1", "delete_constant"), ("1", "swap_law")]  # problem 2 was never perturbed
+    assert result.planned == 2
+    # the same items again (a resume, a regrade, a second model): read from the perturbation cache
+    calls.clear()
+    task = get_task("phybench-poison", **options)
+    assert [(i.id, i.variant) for i in task.load()][:2] == [("1", "delete_constant"), ("1", "swap_law")]
+    assert calls == [("2", "delete_constant"), ("2", "swap_law")]
+    assert "2 (problem, kind) results read from the perturbation cache" in task.load_report

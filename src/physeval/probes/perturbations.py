@@ -71,6 +71,7 @@ __all__ = [
     "PerturbationResult",
     "candidates",
     "check_edit",
+    "comparable",
     "describe",
     "find_equations",
     "implied_answer",
@@ -665,6 +666,20 @@ _BROKEN = re.compile(
 MAX_PARSE_CHARS = 160
 """Pieces longer than this are checked structurally only (balanced braces, no dangling operator):
 the LaTeX parser's cost grows steeply with length (an operation budget, not a clock)."""
+_UNEVALUATED = ("Integral", "Derivative", "Sum", "Product", "Limit")
+
+
+def comparable(expr: Any) -> bool:
+    """Whether ``expr`` may go to the equivalence probe: not when it holds an unevaluated
+    integral, derivative, sum, product or limit (the numeric probe would integrate at 40 digits;
+    one piece of PHYBench 72 cost 40 s). An edit of such a piece is taken on its structural
+    check, and such a reference answer implies nothing computable (an operation budget)."""
+    import sympy
+
+    try:
+        return not expr.has(*(getattr(sympy, name) for name in _UNEVALUATED))
+    except Exception:  # noqa: BLE001 - an expression SymPy cannot inspect is not probed
+        return False
 
 
 def check_edit(text: str, candidate: Candidate, equations: Sequence[MathSpan]) -> str:
@@ -694,6 +709,8 @@ def check_edit(text: str, candidate: Candidate, equations: Sequence[MathSpan]) -
         eb = _parses(b)
         if eb is None:
             return "unparsable"
+        if not (comparable(ea) and comparable(eb)):
+            continue
         if check_equivalence(ea, eb).equivalent is not True:
             return ""
         decided += 1
@@ -1032,10 +1049,13 @@ def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation])
     ref = latex_to_sympy(reference)
     if not ref.ok:
         return ImpliedAnswer(None, "none", f"the reference answer does not convert ({ref.outcome})")
+    if not comparable(ref.expr):
+        return ImpliedAnswer(None, "none", "the reference answer holds an integral, derivative, sum or limit: "
+                                           "its equivalence is not probed (an operation budget)")
 
     def differs(candidate: str) -> bool | None:
         conv = latex_to_sympy(candidate)
-        if not conv.ok:
+        if not conv.ok or not comparable(conv.expr):
             return None
         return check_equivalence(ref.expr, conv.expr).equivalent is False
 
@@ -1045,8 +1065,8 @@ def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation])
         new_rhs = _rhs(_strip_delims(edit.context_after))
         # a side that states the answer is about the answer's size; longer sides are not converted
         old_conv = latex_to_sympy(old_rhs) if len(old_rhs) <= 2 * len(reference) + 40 else None
-        if (old_conv is not None and old_conv.ok and check_equivalence(ref.expr, old_conv.expr).equivalent is True
-                and differs(new_rhs)):
+        if (old_conv is not None and old_conv.ok and comparable(old_conv.expr)
+                and check_equivalence(ref.expr, old_conv.expr).equivalent is True and differs(new_rhs)):
             return ImpliedAnswer(new_rhs, "equation",
                                  f"equation {edit.equation} stated the reference answer; its perturbed right side")
     carried = reference

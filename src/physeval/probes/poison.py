@@ -73,6 +73,7 @@ __all__ = [
     "PoisonOptions",
     "classify",
     "error_cue",
+    "poison_item",
     "poison_items",
 ]
 
@@ -211,46 +212,58 @@ def _after_edits(solution: str, edits: Sequence[Any], equations: Sequence[Any]) 
     return max(shown_by(e) for e in edits)
 
 
+def poison_item(problem: Problem, kind: str, *, seed: int = 0,
+                truncation: str = "after") -> tuple[dict[str, Any] | None, Counter[str]]:
+    """The probe's fields of one (problem, kind) item (``None`` when the kind did not apply) and the
+    rejected candidate edits counted as ``"<kind>: <reason>"``. Pure; JSON-serialisable fields."""
+    rejected: Counter[str] = Counter()
+    solution = str(problem.meta.get("solution") or "")
+    equations = find_equations(solution)
+    if len(equations) < 2:
+        rejected["too few equations"] += 1
+        return None, rejected
+    cut, eligible = _cut_index(solution, (), truncation, len(equations))
+    try:
+        result = perturb(solution, kind, seed=seed, key=problem.id, eligible=eligible)
+    except Exception as exc:  # noqa: BLE001 - a rule bug on one solution is counted, not fatal to the load
+        rejected[f"{kind}: rule error ({type(exc).__name__}: {str(exc)[:80]})"] += 1
+        return None, rejected
+    for reason, count in result.rejected.items():
+        rejected[f"{kind}: {reason}"] += count
+    if not result.ok or result.text is None:
+        rejected[f"{kind}: not applied"] += 1
+        return None, rejected
+    poisoned = result.text
+    where = cut if cut is not None else _after_edits(solution, result.perturbations, equations)
+    partial = truncate(poisoned, where, equations=find_equations(poisoned))
+    implied = implied_answer(solution, problem.answer, result.perturbations)
+    fields = {"kind": kind, "partial_solution": partial, "perturbations": [p.to_dict() for p in result.perturbations],
+              "implied_answer": implied.answer, "implied_method": implied.method, "implied_reason": implied.reason,
+              "truncated_after": where, "n_equations": len(equations), "poison_seed": seed}
+    return fields, rejected
+
+
+def _item(problem: Problem, kind: str, fields: dict[str, Any]) -> Problem:
+    meta = {key: value for key, value in problem.meta.items()}
+    meta.update(fields)
+    return Problem(id=problem.id, question=problem.question, answer=problem.answer, variant=kind, meta=meta)
+
+
 def poison_items(problem: Problem, kinds: Sequence[str], *, seed: int = 0, truncation: str = "after",
                  rejected: Counter[str] | None = None) -> list[Problem]:
     """The poisoned items of one problem with a reference solution (one per kind that applied).
 
     ``rejected`` (if given) collects the rejected candidate edits as ``"<kind>: <reason>"``.
     """
-    solution = str(problem.meta.get("solution") or "")
-    if not solution:
-        return []
-    equations = find_equations(solution)
-    if len(equations) < 2:
-        if rejected is not None:
-            rejected["too few equations"] += len(kinds)
+    if not problem.meta.get("solution"):
         return []
     items = []
     for kind in kinds:
-        cut, eligible = _cut_index(solution, (), truncation, len(equations))
-        try:
-            result = perturb(solution, kind, seed=seed, key=problem.id, eligible=eligible)
-        except Exception as exc:  # noqa: BLE001 - a rule bug on one solution is counted, not fatal to the load
-            if rejected is not None:
-                rejected[f"{kind}: rule error ({type(exc).__name__}: {str(exc)[:80]})"] += 1
-            continue
+        fields, why = poison_item(problem, kind, seed=seed, truncation=truncation)
         if rejected is not None:
-            for reason, count in result.rejected.items():
-                rejected[f"{kind}: {reason}"] += count
-        if not result.ok or result.text is None:
-            if rejected is not None:
-                rejected[f"{kind}: not applied"] += 1
-            continue
-        poisoned = result.text
-        where = cut if cut is not None else _after_edits(solution, result.perturbations, equations)
-        partial = truncate(poisoned, where, equations=find_equations(poisoned))
-        implied = implied_answer(solution, problem.answer, result.perturbations)
-        meta = {key: value for key, value in problem.meta.items()}
-        meta.update(kind=kind, partial_solution=partial, perturbations=[p.to_dict() for p in result.perturbations],
-                    implied_answer=implied.answer, implied_method=implied.method, implied_reason=implied.reason,
-                    truncated_after=where, n_equations=len(equations), poison_seed=seed)
-        items.append(Problem(id=problem.id, question=problem.question, answer=problem.answer, variant=kind,
-                             meta=meta))
+            rejected.update(why)
+        if fields is not None:
+            items.append(_item(problem, kind, fields))
     return items
 
 
@@ -288,33 +301,84 @@ class PhyBenchPoison(SymbolicTask):
             raise TaskError(f"prompt file {self.opts.prompt_file} has no {{partial_solution}} placeholder")
         self._judge_prompt: str | None = None
         self.load_report = ""
+        self._stand_ins: list[Problem] | None = None
+        self._without = self._too_few = self._n_solutions = 0
 
     def load(self) -> list[Problem]:
         """Every (problem, kind) whose perturbation applied; what was rejected goes in ``load_report``."""
-        from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
+        return self._build(self.stand_ins(), chosen=False)
 
-        if self.data is None:
-            raise TaskError("phybench-poison needs --data: PHYBench-fullques_v1.json or its folder")
-        text = str(self.data)
-        problems = load_phybench_hf(text[3:]) if text.startswith("hf:") else load_phybench(self.data)
+    def load_selected(self, select: Callable[[list[Problem]], list[Problem]]) -> list[Problem]:
+        """The items of the problems ``select`` keeps: it chooses among :meth:`stand_ins` (one per
+        problem with a solution of two or more equations and kind, nothing perturbed yet), and only
+        the chosen are perturbed, so ``--limit 2`` costs two problems' worth."""
+        return self._build(select(self.stand_ins()), chosen=True)
+
+    def stand_ins(self) -> list[Problem]:
+        """One unperturbed stand-in per (problem, kind): the problem with its ``kind``, for choosing."""
+        if self._stand_ins is None:
+            from physeval.tasks.phybench_data import load_phybench, load_phybench_hf
+
+            if self.data is None:
+                raise TaskError("phybench-poison needs --data: PHYBench-fullques_v1.json or its folder")
+            text = str(self.data)
+            problems = load_phybench_hf(text[3:]) if text.startswith("hf:") else load_phybench(self.data)
+            self._without = sum(1 for p in problems if not p.meta.get("solution"))
+            solved = [p for p in problems if p.meta.get("solution")]
+            usable = [p for p in solved if len(find_equations(str(p.meta["solution"]))) >= 2]
+            self._too_few = len(solved) - len(usable)
+            self._n_solutions = len(solved)
+            self._stand_ins = [Problem(id=p.id, question=p.question, answer=p.answer, variant=kind,
+                                       meta={**p.meta, "kind": kind, "poison_seed": self.opts.poison_seed})
+                               for p in usable for kind in self.kinds]
+        return list(self._stand_ins)
+
+    def _build(self, stand_ins: Sequence[Problem], *, chosen: bool) -> list[Problem]:
+        from physeval.probes.poison_cache import PoisonCache, item_key
+
+        cache = PoisonCache.open_or_none()
         rejected: Counter[str] = Counter()
         items: list[Problem] = []
-        without = 0
-        for problem in problems:
-            if not problem.meta.get("solution"):
-                without += 1
-                continue
-            items.extend(poison_items(problem, self.kinds, seed=self.opts.poison_seed,
-                                      truncation=self.opts.truncation, rejected=rejected))
+        cached = 0
+        try:
+            for stand_in in stand_ins:
+                kind = stand_in.variant
+                key = item_key(stand_in.id, str(stand_in.meta.get("solution")), stand_in.answer, kind,
+                               self.opts.poison_seed, self.opts.truncation)
+                hit = cache.get(key) if cache is not None else None
+                if hit is not None:
+                    cached += 1
+                    fields, why = hit.get("fields"), Counter(hit.get("rejected") or {})
+                else:
+                    fields, why = poison_item(stand_in, kind, seed=self.opts.poison_seed,
+                                              truncation=self.opts.truncation)
+                    if cache is not None:
+                        cache.put(key, {"fields": fields, "rejected": dict(why)})
+                rejected.update(why)
+                if fields is not None:
+                    items.append(_item(stand_in, kind, fields))
+        finally:
+            if cache is not None:
+                cache.close()
+        self.load_report = self._report(items, rejected, len({s.id for s in stand_ins}) if chosen else None, cached)
+        return items
+
+    def _report(self, items: Sequence[Problem], rejected: Counter[str], chosen: int | None, cached: int) -> str:
         per_kind = Counter(p.variant for p in items)
         counts = ", ".join(f"{k} {per_kind.get(k, 0)}" for k in self.kinds)
-        lines = [f"phybench-poison: {len(items)} items from {len(problems) - without} solutions ({counts})"]
-        if without:
-            lines.append(f"{without} problems without a reference solution skipped")
+        lines = [f"phybench-poison: {len(items)} items from {self._n_solutions} solutions ({counts})"]
+        if chosen is not None:
+            usable = len({s.id for s in self.stand_ins()})
+            lines.append(f"perturbed {chosen} of {usable} problems (the ones --limit/--sample-strategy chose)")
+        if cached:
+            lines.append(f"{cached} (problem, kind) results read from the perturbation cache")
+        if self._without:
+            lines.append(f"{self._without} problems without a reference solution skipped")
+        if self._too_few:
+            rejected["too few equations"] += self._too_few * len(self.kinds)
         if rejected:
             lines.append("rejected: " + ", ".join(f"{k} {n}" for k, n in sorted(rejected.items())))
-        self.load_report = "\n".join(lines)
-        return items
+        return "\n".join(lines)
 
     def judge_specs(self) -> list[tuple[str, str | None]]:
         """The symbolic track's judges and the poison judge."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -110,6 +110,14 @@ class Task:
     def load(self) -> list[Problem]:
         """Every problem (and variant) of the benchmark, in a stable order."""
         raise NotImplementedError
+
+    def load_selected(self, select: Callable[[list[Problem]], list[Problem]]) -> list[Problem]:
+        """The problems ``select`` keeps (``--limit``, ``--sample-strategy``) of :meth:`load`.
+
+        A task whose items are costly to build overrides this to let ``select`` choose among
+        cheap stand-ins and build only the chosen (the poisoning probe perturbs a solution per item).
+        """
+        return select(self.load())
 
     def prompt(self, problem: Problem) -> list[Message]:
         """Chat messages for ``problem``: the system prompt (if any), the few-shot examples, the question."""
