@@ -81,3 +81,51 @@ def test_a_rate_never_extrapolates_above_one() -> None:
     upper, improvement, rate = fit_decay(ks, [0.5, 0.62, 0.74, 0.86, 0.98])  # type: ignore[misc]
     assert upper == 1.0 and improvement > 0
     assert float(decay([64], upper, improvement, rate)[0]) <= 1.0
+
+
+def _voting_run(tmp_path: Path, seed: int) -> list:  # type: ignore[type-arg]
+    """30 problems, 4 samples: right answers share a class, wrong ones split over 1-3 classes."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(30):
+        p = rng.uniform(0.0, 0.7)
+        wrong_classes = int(rng.integers(1, 4))
+        for s in range(4):
+            ok = bool(rng.random() < p)
+            rows.append(row(str(i), ok, sample=s, answer_key="R" if ok else f"W{int(rng.integers(0, wrong_classes))}"))
+    return rows
+
+
+def test_maj_fit_stays_at_or_below_pass_fit(tmp_path: Path) -> None:
+    curves = scaling_curves(store_run(tmp_path / "run", _voting_run(tmp_path, 31)), extrapolate=[8, 16],
+                            resamples=50)
+    maj, passing = curves.maj_fit, curves.pass_fit
+    assert maj is not None and passing is not None and maj.describes_data
+    # Fitted alone (bound 1), maj@k would extrapolate above pass@k: maj@16 0.747 > pass@16 0.742.
+    alone = fit_decay([p.k for p in curves.maj_at], [p.value for p in curves.maj_at])
+    assert alone is not None and float(decay([16], *alone)[0]) > passing.predict(16)
+    assert all(m.value <= p.value + 1e-12 for m, p in zip(curves.maj_at, curves.pass_at))  # the data, by definition
+    assert maj.upper_bound <= passing.upper_bound + 1e-12
+    for m, p in zip(maj.extrapolations, passing.extrapolations):
+        assert m.value <= p.value + 1e-12 and m.ci_high <= 1.0
+    assert any("maj@k: the upper bound sits on its constraint (pass@k's upper bound)" in n for n in curves.notes)
+
+
+def test_a_falling_maj_curve_is_reported_as_not_described_and_not_extrapolated(tmp_path: Path) -> None:
+    # Every problem: sample 0 right (class A), samples 1-7 wrong with one shared class B.
+    # maj@1 = 1/8; maj@2: a pair holding sample 0 ties A-B and A, seen first, wins: 7 of 28 = 1/4;
+    # maj@k for k >= 3: B outnumbers A in every subset: 0. The curve falls: 1/8, 1/4, 0, ..., 0.
+    rows = [row(str(i), s == 0, sample=s, answer_key="A" if s == 0 else "B") for i in range(6) for s in range(8)]
+    curves = scaling_curves(store_run(tmp_path / "run", rows), extrapolate=[16])
+    assert [p.value for p in curves.maj_at] == pytest.approx([1 / 8, 1 / 4, 0, 0, 0, 0, 0, 0])
+    fit = curves.maj_fit
+    assert fit is not None and not fit.describes_data and fit.extrapolations == ()
+    assert fit.r_squared < 0.75 and "does not describe the data" in fit.problem
+    assert any(n.startswith("maj@k: the decay form does not describe the data") for n in curves.notes)
+
+
+def test_the_fitted_curve_never_leaves_zero_to_one() -> None:
+    # A jump from 0 to a plateau: unconstrained, the fit starts below 0 at k = 1 (U - D < 0).
+    upper, improvement, rate = fit_decay([1, 2, 3, 4, 5], [0.0, 0.3, 0.33, 0.34, 0.34])  # type: ignore[misc]
+    assert 0.0 <= upper - improvement and upper <= 1.0
+    assert float(decay([1], upper, improvement, rate)[0]) >= 0.0

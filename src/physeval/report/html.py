@@ -37,6 +37,7 @@ from physeval.errors import UserError
 from physeval.metrics import item_fraction, problem_values
 from physeval.report import plots
 from physeval.report.summary import metric_entries
+from physeval.report.tables import fit_cells
 
 __all__ = ["MULTI_REPORT_NAME", "REPORT_NAME", "headline_names", "write_html_report", "write_multi_report"]
 
@@ -233,14 +234,18 @@ def _curves(curves: Sequence[ScalingCurves]) -> str:
         for kind, fit in (("pass@k", c.pass_fit), ("maj@k", c.maj_fit)):
             if fit is None:
                 continue
-            extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}] "
-                              f"({e.fits}/{e.resamples} refits)" for e in fit.extrapolations)
-            rows.append(f"<tr><td>{_e(c.label)}</td><td>{kind}</td><td class='num'>{fit.upper_bound:.3f}</td>"
-                        f"<td class='num'>{fit.improvement:.3f}</td><td class='num'>{fit.rate:.3f}</td>"
-                        f"<td class='num'>{fit.rmse:.4f}</td><td class='num'>{fit.n}</td><td>{_e(extra)}</td></tr>")
-    table = ("<table class='fits'><tr><th>model</th><th>curve</th><th>upper bound</th><th>achievable improvement</th>"
-             "<th>decay rate</th><th>RMSE</th><th>n problems</th><th>extrapolation (95% interval over resampled "
-             f"problems; assumes the decay form holds)</th></tr>{''.join(rows)}</table>") if rows else ""
+            upper, improvement, rate, extra = fit_cells(fit)
+            if fit.describes_data and fit.extrapolations:
+                extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}] "
+                                  f"({e.fits}/{e.resamples} refits)" for e in fit.extrapolations)
+            rows.append(f"<tr><td>{_e(c.label)}</td><td>{kind}</td><td class='num'>{_e(upper)}</td>"
+                        f"<td class='num'>{improvement}</td><td class='num'>{rate}</td>"
+                        f"<td class='num'>{fit.r_squared:.2f}</td><td class='num'>{fit.rmse:.4f}</td>"
+                        f"<td class='num'>{fit.n}</td><td>{_e(extra)}</td></tr>")
+    table = ("<div class='scroll'><table class='fits'><tr><th>model</th><th>curve</th><th>upper bound</th>"
+             "<th>achievable improvement</th><th>decay rate</th><th>R²</th><th>RMSE</th><th>n problems</th>"
+             "<th>extrapolation (95% interval over resampled problems; assumes the decay form holds)</th></tr>"
+             f"{''.join(rows)}</table></div>") if rows else ""
     notes = "".join(f"<p class='note'>{_e(c.label)}: {_e(n)}</p>" for c in curves for n in c.notes)
     return "".join(parts) + table + notes
 

@@ -143,14 +143,15 @@ def scaling_plot(curves: Sequence[Any], kind: str = "pass", title: str | None = 
         ks = [p.k for p in points]
         ax.plot(ks, [p.value for p in points], "o-", color=colour, label=f"{curve.label} (n={points[0].n})")
         ax.fill_between(ks, [p.ci_low for p in points], [p.ci_high for p in points], color=colour, alpha=0.15)
-        if fit is not None:
+        if fit is not None and fit.describes_data:  # a fit that does not describe the data is not drawn
             top = max([ks[-1], *(e.k for e in fit.extrapolations)])
             grid = np.linspace(1, top, 200)
             ax.plot(grid, [fit.predict(k) for k in grid], "--", color=colour, lw=1)
             for e in fit.extrapolations:
                 if _finite(e.ci_low):
-                    ax.errorbar([e.k], [e.value], yerr=[[e.value - e.ci_low], [e.ci_high - e.value]], fmt="s",
-                                color=colour, capsize=3, ms=4)
+                    ax.errorbar([e.k], [e.value], yerr=[[max(0.0, e.value - e.ci_low)],
+                                                        [max(0.0, e.ci_high - e.value)]], fmt="s",
+                                color=colour, capsize=3, ms=4, mfc="white")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("k (samples)")
     ax.set_ylabel(f"{kind}@k")

@@ -11,7 +11,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["lengths_table", "outcome_table", "scaling_table"]
+__all__ = ["fit_cells", "lengths_table", "outcome_table", "scaling_table"]
 
 
 def outcome_table(breakdowns: Sequence[Any], title: str = "why samples ended, per model") -> Table:
@@ -29,26 +29,39 @@ def outcome_table(breakdowns: Sequence[Any], title: str = "why samples ended, pe
     return table
 
 
+def fit_cells(fit: Any) -> tuple[str, str, str, str]:
+    """U, D, r and the extrapolations of a decay fit as text: "no fit", "does not describe the
+    data", and a bound the fit ends on marked "(limit)"."""
+    if fit is None:
+        return ("-", "-", "-", "no fit")
+    upper = f"{fit.upper_bound:.3f}" + (" (limit)" if fit.at_bound else "")
+    if not fit.describes_data:
+        return (upper, f"{fit.improvement:.3f}", f"{fit.rate:.3f}",
+                f"does not describe the data (R^2 = {fit.r_squared:.2f}): not extrapolated")
+    extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]" for e in fit.extrapolations)
+    return (upper, f"{fit.improvement:.3f}", f"{fit.rate:.3f}", extra or "-")
+
+
 def scaling_table(curves: Sequence[Any]) -> Table:
     """pass@k and maj@k at k = 1 and K, the decay fit (upper bound, achievable improvement, decay
-    rate) and its extrapolations with their intervals, one row per model and curve."""
+    rate, R^2) and its extrapolations with their intervals, one row per model and curve."""
     table = Table(title="test-time scaling: f(k) = U - D exp(-r (k - 1)) (PHYBench Table 7)",
-                  caption="extrapolation intervals: refits on problems resampled with replacement; they assume "
-                          "the decay form holds beyond K")
-    for column in ("model", "curve", "k=1", "k=K", "U (upper bound)", "D (improvement)", "r (decay)",
+                  caption="0 <= D <= U <= 1, maj@k at most pass@k; extrapolation intervals: refits on problems "
+                          "resampled with replacement; they assume the decay form holds beyond K")
+    for column in ("model", "curve", "k=1", "k=K", "U (upper bound)", "D (improvement)", "r (decay)", "R^2",
                    "extrapolated", "n"):
-        table.add_column(column, justify="left" if column in ("model", "curve", "extrapolated") else "right")
+        table.add_column(column, justify="left" if column in ("model", "curve", "extrapolated") else "right",
+                         overflow="fold")
     for c in curves:
         for kind, points, fit in (("pass@k", c.pass_at, c.pass_fit), ("maj@k", c.maj_at, c.maj_fit)):
             if not points:
                 continue
-            extra = "; ".join(f"k={e.k}: {e.value:.3f} [{e.ci_low:.3f}, {e.ci_high:.3f}]" for e in fit.extrapolations
-                              ) if fit else "no fit"
+            upper, improvement, rate, extra = fit_cells(fit)
             table.add_row(escape(c.label), kind, f"{points[0].value:.3f}", f"{points[-1].value:.3f} (K={points[-1].k})",
-                          *((f"{fit.upper_bound:.3f}", f"{fit.improvement:.3f}", f"{fit.rate:.3f}") if fit else
-                            ("-", "-", "-")), escape(extra), str(points[0].n))
+                          upper, improvement, rate, f"{fit.r_squared:.2f}" if fit else "-", escape(extra),
+                          str(points[0].n))
         for note in c.notes:
-            table.add_row(escape(c.label), "note", "", "", "", "", "", escape(note), "")
+            table.add_row(escape(c.label), "note", "", "", "", "", "", "", escape(note), "")
     return table
 
 
