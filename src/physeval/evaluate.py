@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError
+from physeval.imports import ForeignResponses
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem, first_duplicate
@@ -35,7 +36,7 @@ from physeval.tasks.registry import get_task
 
 __all__ = ["RunSpec", "run", "evaluate", "score_responses", "default_run_dir", "ScoreReport", "DEFAULT_TASK",
            "DEFAULT_MODEL",
-           "summarize_run", "read_responses", "load_problems", "task_options_of", "grade_rows"]
+           "summarize_run", "read_responses", "read_any_responses", "load_problems", "task_options_of", "grade_rows"]
 
 DEFAULT_TASK = "bank-numeric"
 DEFAULT_MODEL = "local"
@@ -331,6 +332,7 @@ class ScoreReport:
     bad_lines: list[str] = field(default_factory=list)
     missing: list[tuple[str, str]] = field(default_factory=list)
     skipped_errors: int = 0
+    source: str = "jsonl"  # or the foreign format read (inspect, lm-eval)
 
 
 def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -338,13 +340,22 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
 
     Two layouts are read: ``{"id", "variant"?, "sample"?, "response"}`` and physeval's own
     export (``problem_id``, ``variant``, ``sample``, ``completion``, ``status``); a row of the
-    export whose request failed (no completion) is returned with ``response`` ``None``.
+    export whose request failed (no completion) is returned with ``response`` ``None``. Another
+    tool's output (an inspect log, an lm-eval samples file) is read by :mod:`physeval.imports`
+    (see :func:`read_any_responses`); a file that is none of these -- not text, or not one line
+    physeval can use -- is a :class:`UserError` naming the formats read.
     """
+    from physeval.imports import not_readable
+
     records, bad = [], []
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError as exc:
         raise UserError(f"no responses file at {path}") from exc
+    except UnicodeDecodeError:
+        raise not_readable(path, "not UTF-8 text") from None
+    except IsADirectoryError:
+        raise not_readable(path, "a directory") from None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -370,7 +381,21 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
             bad.append(f"line {number}: 'sample' must be an integer")
             continue
         records.append(record)
+    if bad and not records:
+        raise not_readable(path, f"no line is a response; {bad[0]}")
     return records, bad
+
+
+def read_any_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str], ForeignResponses | None]:
+    """``(records, bad lines, foreign)``: another tool's output through :mod:`physeval.imports`
+    (``foreign`` says which tool, task and model), else :func:`read_responses`."""
+    from physeval.imports import read_foreign
+
+    foreign = read_foreign(path)
+    if foreign is not None:
+        return foreign.records, list(foreign.errors), foreign
+    records, bad = read_responses(path)
+    return records, bad, None
 
 
 async def grade_rows(task: Task, jobs: Sequence[tuple[SampleRow, Problem]], run_dir: Path | None,
@@ -399,12 +424,21 @@ def score_responses(
 
     Ids and variants are matched as strings, so ``7`` and ``"7"`` are the same problem.
     """
-    task_obj = task if isinstance(task, Task) else get_task(task, **(task_options or {}))
     report = ScoreReport()
+    foreign: ForeignResponses | None = None
     if isinstance(responses, (str, Path)):
-        records, report.bad_lines = read_responses(responses)
+        records, report.bad_lines, foreign = read_any_responses(responses)
     else:
         records = list(responses)
+    recorded = dict(foreign.task_options) if foreign is not None else {}
+    task_obj = task if isinstance(task, Task) else get_task(task, **{**recorded, **(task_options or {})})
+    if foreign is not None and foreign.task and foreign.task != task_obj.name:
+        raise UserError(f"{responses}: the {foreign.format} output is of physeval task {foreign.task!r}, "
+                        f"not {task_obj.name!r}")
+    if foreign is not None:
+        report.source = foreign.format
+        if model_label == "responses" and foreign.model:
+            model_label = foreign.model
     problems = {p.key: p for p in load_problems(task_obj)}
     _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
@@ -430,7 +464,7 @@ def score_responses(
             continue
         row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=int(record.get("sample", 0)),
                         status="answered", messages=task_obj.prompt(problem), completion=record["response"],
-                        problem_meta=dict(problem.meta))
+                        usage=dict(record.get("usage") or {}), problem_meta=dict(problem.meta))
         jobs.append((row, problem))
     report.missing = sorted(k for k in problems if k[0] in seen_ids and k not in seen_keys)
     rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))

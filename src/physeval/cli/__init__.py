@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from rich.markup import escape
 
-from physeval.cli import _run, _runs, _scenes, _variation
+from physeval.cli import _integrations, _run, _runs, _scenes, _variation
 from physeval.cli._common import (
     EXIT_ABORTED,
     EXIT_BUG,
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     _runs.add_commands(sub)
     _variation.add_commands(sub)
     _scenes.add_commands(sub)
+    _integrations.add_commands(sub)
     return parser
 
 
