@@ -64,8 +64,9 @@ def test_fresh_variants_per_problem(data: Path) -> None:
         assert set(variants) == {"0", "f1", "f2", "f3"}, f"mid {mid}: {variants[next(iter(variants))].meta}"
         v0 = variants["0"]
         assert v0.question == released[mid + "/0"].question
-        if "0" in entry.dataset_errors:  # a wrong released answer is corrected, the stated one kept beside it
-            assert v0.answer == entry.dataset_errors["0"].recomputed
+        error = entry.dataset_errors.get("0") or entry.figure_errors.get("0")
+        if error is not None:  # a wrong released answer (or wrong figures) is corrected, the stated one kept beside it
+            assert v0.answer == error.recomputed
             assert v0.meta["released_answer"] == released[mid + "/0"].answer
         else:
             assert v0.answer == released[mid + "/0"].answer

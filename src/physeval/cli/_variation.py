@@ -31,7 +31,9 @@ def _add_variation_commands(sub: Any) -> None:
     audit.add_argument("task", help="abench-a, abench-b, bank-numeric, or a CSV/JSONL file")
     audit.add_argument("--data", help="dataset file or folder (ABench tasks)")
     audit.add_argument("--solutions", help="JSON/YAML {problem id: formula} beside the problems")
-    audit.add_argument("--min-severity", choices=["high", "medium", "low"], default="low")
+    audit.add_argument("--min-severity", choices=["high", "medium", "figures", "low"], default="low",
+                       help="drop weaker findings; 'figures': released answers within 1%% but wrong at the "
+                            "asked significant figures")
     audit.add_argument("--json", action="store_true", help="print findings as JSON lines")
     audit.set_defaults(func=_cmd_audit)
 

@@ -10,6 +10,12 @@ the formula that reproduces its variant 0). The audit lists suspects *with the e
   constants and answer unit to :func:`.plain.recompute` and is judged by the rule its variants were
   confirmed by (``rel_tol`` or the stated answer's written precision); a variant the entry records as a
   text the converter misreads is ``unread_variant`` (low), not a data error.
+* **Figures** (``figure_mismatch``, its own severity ``figures``, between medium and low): a
+  released answer within 1 % of a Phy_B solution entry's value that is still not the exact value
+  at the significant figures its instruction asks (``459.2`` where 458.33 asks for 4 figures),
+  unless the entry's constants at their textbook figures (g = 9.80, R = 8.31) give it; the
+  entry's ``figure_errors`` records each. A variant the entry records as ``ill_posed`` (no answer
+  satisfies its text) is ``ill_posed`` (medium), with no recomputed value.
 * **Dimensional scaling** (``scaling_violation``, medium): when a variant's changed constants
   amount to a pure change of units (e.g. only the one velocity changes while lengths stay), the
   answer must scale by the matching power; a different answer is inconsistent with *any*
@@ -47,7 +53,7 @@ from .template import PLACEHOLDER, Template
 
 __all__ = ["Finding", "audit_problems", "audit_family", "phy_b_consistency", "read_abench_csv", "SEVERITY_ORDER"]
 
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
+SEVERITY_ORDER = {"high": 0, "medium": 1, "figures": 2, "low": 3}
 _BASE = ("length", "mass", "time", "current", "temperature", "substance", "luminosity")
 _SIMPLE_EXPONENTS = sorted(
     {0.0}
@@ -64,11 +70,12 @@ class Finding:
     Attributes:
         problem_id: The problem (family) id.
         variant: The suspect variant, or ``None`` for the family as a whole.
-        kind: ``answer_mismatch``, ``unread_variant``, ``documented_error``, ``scaling_violation``,
+        kind: ``answer_mismatch``, ``figure_mismatch``, ``ill_posed``, ``unread_variant``,
+            ``documented_error``, ``scaling_violation``,
             ``power_law_outlier``, ``no_power_law``,
             ``same_constants_different_answer``, ``format_inconsistent``, ``unparseable_answer``,
             ``solution_error``, ``template_mismatch`` or ``structure_mismatch``.
-        severity: ``high``, ``medium`` or ``low``.
+        severity: ``high``, ``medium``, ``figures`` or ``low``.
         message: One readable sentence.
         evidence: The numbers behind it (stated and expected answers, ratios, fitted exponents).
     """
@@ -146,6 +153,11 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
         source = f"template {solution.id}"
     else:
         formula, options, documented = _solution_options(solution, problem.variant)
+        ill_posed = (getattr(solution, "ill_posed", None) or {}).get(problem.variant)
+        if ill_posed:  # no answer satisfies the text: nothing to recompute
+            return [Finding(problem.id, problem.variant, "ill_posed", "medium",
+                            f"stated answer {problem.answer.strip()}, but the question is ill-posed: {ill_posed}",
+                            {"stated": float(stated), "documented": ill_posed})]
         value, reason = recompute(problem.question, formula, **options)
         unread = _unread_variant(solution, problem.variant) if value is None else ""
         if unread:  # the entry records this text as one its formula cannot read (a missing coefficient...)
@@ -161,7 +173,7 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
             rel = abs(stated - expected) / abs(stated) if stated != 0 else abs(expected)
             allowed = max(rel_tol, _written_precision(problem.answer, stated))
             if float(rel) <= allowed:
-                return []
+                return _figures_one(problem, solution, stated, expected)
             unread = _unread_variant(solution, problem.variant)
             if unread:  # the entry records this text as one the converter misreads: not a data error
                 return [Finding(problem.id, problem.variant, "unread_variant", "low",
@@ -186,11 +198,34 @@ def _recompute_one(problem: Problem, solution: Any, rel_tol: float) -> list[Find
     return []
 
 
+def _figures_one(problem: Problem, solution: Any, stated: Decimal, expected: Decimal) -> list[Finding]:
+    """A released answer within 1 % that is not the exact value at the figures its instruction asks
+    (``figure_mismatch``, severity ``figures``); a Phy_B entry's constants at their textbook figures
+    may explain a last-figure difference (see :func:`~physeval.variation.abench_phy_b.figures_verdict`)."""
+    if not hasattr(solution, "figure_errors"):
+        return []
+    from .abench_phy_b import figures_verdict, written_as_asked
+
+    if figures_verdict(solution, problem.question, stated, expected) is not False:
+        return []
+    asked = written_as_asked(problem.question, expected)
+    recorded = solution.figure_errors.get(problem.variant)
+    rel = abs(stated - expected) / abs(expected) if expected != 0 else abs(stated)
+    evidence = {"stated": float(stated), "recomputed": float(expected), "asked": asked, "relative_error": float(rel),
+                "source": "solution entry", **({"documented": recorded.reason} if recorded else {})}
+    return [Finding(problem.id, problem.variant, "figure_mismatch", "figures",
+                    f"stated answer {problem.answer.strip()} is within 1 % ({float(rel):.2%}) but wrong at the asked "
+                    f"figures: the exact {float(expected):.7g} is written {asked}"
+                    + ("; recorded in the solution entry" if recorded else "; NOT recorded in the solution entry"),
+                    evidence)]
+
+
 def _unread_variant(solution: Any, variant: str) -> str:
     """The entry's notes when it records ``variant`` as neither confirmed nor a dataset error (else "")."""
     confirmed = getattr(solution, "confirmed", None)
     errors = getattr(solution, "dataset_errors", None)
-    if confirmed is None or errors is None or variant in confirmed or variant in errors:
+    ill_posed = getattr(solution, "ill_posed", None) or {}
+    if confirmed is None or errors is None or variant in confirmed or variant in errors or variant in ill_posed:
         return ""
     return str(getattr(solution, "notes", "") or "unconfirmed in the solution entry")
 

@@ -18,7 +18,7 @@ from physeval.answers.written import parse_written_number
 from physeval.errors import DataError, DataNotFoundError
 
 from ..problems import Problem
-from .audit import Finding, audit_problems, read_abench_csv
+from .audit import SEVERITY_ORDER, Finding, audit_problems, read_abench_csv
 from .bank import bank_problems, load_bank, vary
 
 __all__ = ["vary_command", "audit_command", "load_solutions"]
@@ -112,7 +112,8 @@ def audit_command(
     constants, answer_unit}}`` (see :func:`physeval.variation.template_from_plain`). For ``abench-b``
     physeval's own Phy_B solutions are used first (the exact audit: every released answer that disagrees
     with its recomputation is a high ``answer_mismatch`` with both values); problems without a solution
-    get the heuristic family checks. ``min_severity`` drops weaker findings.
+    get the heuristic family checks. ``min_severity`` drops weaker findings (``high``, ``medium``,
+    ``figures``: released answers within 1 % but wrong at the asked figures, ``low``).
     """
     sols: dict[str, Any] = load_solutions(solutions)
     documented: list[Finding] = []
@@ -138,11 +139,11 @@ def audit_command(
             entries = load_phy_b_solutions()
             sols = {**{m: e for m, e in entries.items() if e.solution}, **sols}
             documented = _documented_errors(problems, {m: e for m, e in entries.items() if m not in sols})
-    order = {"high": 0, "medium": 1, "low": 2}
-    limit = order.get(min_severity, 2)
+    order = SEVERITY_ORDER
+    limit = order.get(min_severity, order["low"])
     findings = sorted([*audit_problems(problems, sols, rel_tol=rel_tol), *documented],
                       key=lambda f: (order.get(f.severity, 9), int(f.problem_id) if f.problem_id.isdigit() else 0))
-    return [f.to_dict() for f in findings if order.get(f.severity, 2) <= limit]
+    return [f.to_dict() for f in findings if order.get(f.severity, order["low"]) <= limit]
 
 
 def _documented_errors(problems: list[Problem], entries: Mapping[str, Any]) -> list[Finding]:

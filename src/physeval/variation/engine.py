@@ -28,7 +28,7 @@ from .precision import exclusive, working_digits
 from .sampling import SamplingError, UniformStream, derive_key, sample_parameter
 from .solution import EVAL_DPS, CompiledTemplate, _check, _evaluate, check_values, exact_answer, mpf_to_decimal  # noqa: F401  (the checks live with the compiled template)
 from .template import PLACEHOLDER, Template
-from .writing import abench_suffix, round_sig, write_plain, write_scientific
+from .writing import abench_suffix, round_sig, write_figures
 
 __all__ = ["Variant", "vary_template", "make_variant", "check_values", "SamplingError"]
 
@@ -112,8 +112,7 @@ def _float_safe_written(number: float, spec: Any) -> tuple[str, str] | None:
     if abs((scaled - math.floor(scaled)) - 0.5) < _FLOAT_TIE * scaled:
         return None
     exact = Decimal(repr(number))
-    rounded = round_sig(exact, spec.sig_figs)
-    written = write_scientific(rounded, spec.sig_figs) if spec.scientific else write_plain(rounded)
+    written = write_figures(exact, spec.sig_figs, spec.scientific)
     return written, format(round_sig(exact, VALUE_DIGITS), "E")
 
 
@@ -194,8 +193,7 @@ def _write_numeric(template: Template, compiled: CompiledTemplate, values: Seque
             exact = Decimal(int(number.p)) / Decimal(int(number.q))
         else:
             exact = Decimal(str(sympy.N(number, 80)))
-    rounded = round_sig(exact, spec.sig_figs)
-    written = write_scientific(rounded, spec.sig_figs) if spec.scientific else write_plain(rounded)
+    written = write_figures(exact, spec.sig_figs, spec.scientific)
     return written, format(round_sig(exact, VALUE_DIGITS), "E")
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "round_decimals",
     "write_plain",
     "write_scientific",
+    "write_figures",
     "abench_suffix",
     "sig_figs_of",
 ]
@@ -57,6 +58,13 @@ def write_scientific(value: Decimal, sig_figs: int) -> str:
         ctx.prec = 80
         mantissa = mantissa.quantize(Decimal(1).scaleb(-(sig_figs - 1)), rounding=ROUND_HALF_UP)
     return f"{write_plain(mantissa)} \\times 10^{{{exponent}}}"
+
+
+def write_figures(value: Decimal, sig_figs: int, scientific: bool) -> str:
+    """``value`` written as an instruction asks: ``sig_figs`` significant figures, in ABench's
+    scientific form when ``scientific`` (``2.90 \\times 10^{-3}``), else positionally (``12.188``)."""
+    rounded = round_sig(value, sig_figs)
+    return write_scientific(rounded, sig_figs) if scientific else write_plain(rounded)
 
 
 def sig_figs_of(written: str) -> int:

@@ -20,14 +20,19 @@ Entry fields (a mapping under the mid, as a string)::
     answer_unit: "h"                # the answer's unit where a variant's instruction names none
     perturb: 0.5                    # relative half-width of the draws (default 0.3), for few-valued counts
     confirmed: ["0", "1", "2", "3"] # released variants the formula reproduces
-    dataset_errors: {"2": {stated: "46.25", recomputed: "48.75", reason: "..."}}
+    dataset_errors: {"2": {stated: "46.25", recomputed: "48.75", reason: "..."}}  # recomputed as the variant asks
+    figure_errors: {"1": {stated: "305.5", recomputed: "305.6", reason: "..."}}   # confirmed, wrong at the figures
+    ill_posed: {"2": "no answer satisfies the question: ..."}                     # no recomputed value exists
     static_reason: ""               # why a static problem cannot be varied honestly
     notes: ""
 
 Policy (one for both files): a problem is ``varied`` when its formula is confirmed by at least three
 released variants, OR every released variant it does not confirm is a documented dataset error with a
-recomputed value (so fresh variants start from a confirmed or a corrected variant); otherwise it is
-``static`` and says why. A static entry may still keep a formula and its recorded errors, for the audit.
+recomputed value or a documented ill-posed text (so fresh variants start from a confirmed or a
+corrected variant); otherwise it is ``static`` and says why. A ``recomputed`` value is the exact value
+written with the significant figures and the notation the variant's instruction asks
+(:func:`written_as_asked`); a confirmed variant (within 1 %) whose stated answer differs from that
+writing is a ``figure_errors`` entry. A static entry may still keep a formula and its recorded errors, for the audit.
 
 :func:`load_phy_b_solutions` reads and validates every file; :func:`check_solution` recomputes one
 problem's released variants; :func:`convert_variant` gives the template of one released variant.
@@ -53,13 +58,17 @@ __all__ = [
     "VariantCheck",
     "check_solution",
     "convert_variant",
+    "figures_verdict",
     "load_phy_b_solutions",
     "phy_b_rows",
+    "same_at_asked_figures",
+    "written_as_asked",
 ]
 
 _HERE = Path(__file__).resolve().parent
 _FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "continuous", "vary_coefficients",
-           "answer_unit", "perturb", "confirmed", "dataset_errors", "static_reason", "notes"}
+           "answer_unit", "perturb", "confirmed", "dataset_errors", "figure_errors", "ill_posed", "static_reason",
+           "notes"}
 _SUBIDS = ("0", "1", "2", "3")
 
 
@@ -93,6 +102,8 @@ class PhyBSolution:
     perturb: float | None = None
     confirmed: tuple[str, ...] = ()
     dataset_errors: Mapping[str, DatasetError] = field(default_factory=dict)
+    figure_errors: Mapping[str, DatasetError] = field(default_factory=dict)
+    ill_posed: Mapping[str, str] = field(default_factory=dict)
     static_reason: str = ""
     notes: str = ""
     source: str = ""
@@ -135,6 +146,24 @@ def _number(raw: Any) -> float | None | bool:
     return value if math.isfinite(value) else False
 
 
+def _errors(raw: Mapping[str, Any], name: str, source: str, mid: str) -> dict[str, DatasetError]:
+    """``dataset_errors`` or ``figure_errors``: {subid: {stated, recomputed, reason}}, validated."""
+    errors_raw = raw.get(name) or {}
+    if not isinstance(errors_raw, Mapping):
+        raise _fail(source, mid, name, f"expected {{subid: {{stated, recomputed, reason}}}}, got {errors_raw!r}")
+    errors: dict[str, DatasetError] = {}
+    for subid, item in errors_raw.items():
+        where = f"{name}.{subid}"
+        if str(subid) not in _SUBIDS:
+            raise _fail(source, mid, where, f"subid must be one of {', '.join(_SUBIDS)}")
+        if not isinstance(item, Mapping) or set(item) != {"stated", "recomputed", "reason"}:
+            raise _fail(source, mid, where, f"expected exactly stated, recomputed and reason, got {item!r}")
+        if not all(isinstance(item[k], (str, int, float)) and str(item[k]).strip() for k in item):
+            raise _fail(source, mid, where, "stated, recomputed and reason must be non-empty")
+        errors[str(subid)] = DatasetError(str(item["stated"]), str(item["recomputed"]), str(item["reason"]))
+    return errors
+
+
 def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     """Validate one entry; raises :class:`PhyBSolutionError` naming the mid and field."""
     if not isinstance(raw, Mapping):
@@ -173,25 +202,27 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
             raise _fail(source, mid, f"ranges.{name}", f"low {low} must be below high {high}")
         ranges[str(name)] = (low, high)
     confirmed = _strings(raw.get("confirmed"), source, mid, "confirmed")
-    errors_raw = raw.get("dataset_errors") or {}
-    if not isinstance(errors_raw, Mapping):
-        raise _fail(source, mid, "dataset_errors",
-                    f"expected {{subid: {{stated, recomputed, reason}}}}, got {errors_raw!r}")
-    dataset_errors: dict[str, DatasetError] = {}
-    for subid, item in errors_raw.items():
-        where = f"dataset_errors.{subid}"
-        if str(subid) not in _SUBIDS:
-            raise _fail(source, mid, where, f"subid must be one of {', '.join(_SUBIDS)}")
-        if not isinstance(item, Mapping) or set(item) != {"stated", "recomputed", "reason"}:
-            raise _fail(source, mid, where, f"expected exactly stated, recomputed and reason, got {item!r}")
-        if not all(isinstance(item[k], (str, int, float)) and str(item[k]).strip() for k in item):
-            raise _fail(source, mid, where, "stated, recomputed and reason must be non-empty")
-        dataset_errors[str(subid)] = DatasetError(str(item["stated"]), str(item["recomputed"]), str(item["reason"]))
+    dataset_errors = _errors(raw, "dataset_errors", source, mid)
+    figure_errors = _errors(raw, "figure_errors", source, mid)
+    ill_posed_raw = raw.get("ill_posed") or {}
+    if not isinstance(ill_posed_raw, Mapping) or not all(str(k) in _SUBIDS and isinstance(v, str) and v.strip()
+                                                        for k, v in ill_posed_raw.items()):
+        raise _fail(source, mid, "ill_posed", f"expected {{subid: reason}} with subids 0-3, got {ill_posed_raw!r}")
+    ill_posed = {str(k): str(v) for k, v in ill_posed_raw.items()}
     for subid in confirmed:
         if subid not in _SUBIDS:
             raise _fail(source, mid, "confirmed", f"subid {subid!r} must be one of {', '.join(_SUBIDS)}")
         if subid in dataset_errors:
             raise _fail(source, mid, "confirmed", f"variant {subid} is both confirmed and a dataset error")
+        if subid in ill_posed:
+            raise _fail(source, mid, "confirmed", f"variant {subid} is both confirmed and ill-posed")
+    for subid in figure_errors:
+        if subid not in confirmed:
+            raise _fail(source, mid, f"figure_errors.{subid}", "a figure error is a confirmed variant (within 1 %) "
+                                                               "whose stated figures are wrong")
+    for subid in ill_posed:
+        if subid in dataset_errors:
+            raise _fail(source, mid, f"ill_posed.{subid}", "an ill-posed variant has no recomputed answer")
     answer_unit = raw.get("answer_unit", "") or ""
     if not isinstance(answer_unit, str):
         raise _fail(source, mid, "answer_unit", f"expected a pint unit string such as 'm/s', got {answer_unit!r}")
@@ -209,7 +240,8 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
         vary_coefficients=_strings(raw.get("vary_coefficients"), source, mid, "vary_coefficients"),
         answer_unit=answer_unit.strip(), perturb=perturb,
         confirmed=confirmed,
-        dataset_errors=dataset_errors, static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
+        dataset_errors=dataset_errors, figure_errors=figure_errors, ill_posed=ill_posed,
+        static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
         source=source,
     )
 
@@ -269,6 +301,10 @@ class VariantCheck:
     reason: str
     convertible: bool = False
     convert_reason: str = ""
+    asked: str = ""
+    """The recomputed value written as the variant's instruction asks ("" when it cannot be)."""
+    figures_right: bool | None = None
+    """Whether the stated answer is the recomputed one at the asked figures (``None``: not known)."""
 
 
 @dataclass(frozen=True)
@@ -298,6 +334,73 @@ class SolutionReport:
                          f"{'ok' if c.confirmed else 'MISMATCH: ' + c.reason}"
                          f"{'' if c.convertible else ' [no template: ' + c.convert_reason + ']'}")
         return "\n".join(lines)
+
+
+def same_at_asked_figures(question: str, stated: Any, value: Any) -> bool | None:
+    """Whether ``stated`` and the exact ``value`` round to the same number at the significant figures
+    the instruction of ``question`` asks (``None`` when there is no instruction or no value)."""
+    from decimal import Decimal
+
+    from ..plain import read_instruction
+    from ..writing import round_sig
+
+    instruction = read_instruction(question)
+    if instruction is None or instruction.sig_figs is None or value is None or stated is None:
+        return None
+    n = instruction.sig_figs
+    return bool(round_sig(Decimal(str(stated)), n) == round_sig(Decimal(str(value)), n))
+
+
+TEXTBOOK_FIGURES = 3
+"""Significant figures of the textbook value of a physical constant (g = 9.80, R = 8.31, h = 6.63e-34)."""
+
+
+def _textbook(constants: Mapping[str, str]) -> dict[str, str]:
+    """The entry's physical constants rounded to :data:`TEXTBOOK_FIGURES` figures, as "VALUE UNIT"."""
+    from decimal import Decimal
+
+    from ..constants import BUILTIN_CONSTANTS
+    from ..writing import round_sig
+
+    out = {}
+    for name, spec in constants.items():
+        value, _, unit = (" ".join(BUILTIN_CONSTANTS[spec]) if spec in BUILTIN_CONSTANTS else spec).partition(" ")
+        try:
+            out[name] = f"{round_sig(Decimal(value), TEXTBOOK_FIGURES)} {unit}".strip()
+        except ArithmeticError:
+            out[name] = spec
+    return out
+
+
+def figures_verdict(entry: PhyBSolution, question: str, stated: Any, value: Any) -> bool | None:
+    """Whether ``stated`` is right at the figures ``question`` asks: equal to the exact ``value`` at
+    those figures, or to the value with the entry's constants at their textbook figures (a released
+    answer computed with g = 9.8 or R = 8.31 is not wrong in its last figure). ``None``: not known."""
+    verdict = same_at_asked_figures(question, stated, value)
+    if verdict is False and entry.constants:
+        from ..plain import recompute
+
+        textbook, _ = recompute(question, entry.solution, constants=_textbook(entry.constants),
+                                answer_unit=entry.answer_unit or None)
+        if same_at_asked_figures(question, stated, textbook):
+            return True
+    return verdict
+
+
+def written_as_asked(question: str, value: Any) -> str:
+    """``value`` (exact) written with the significant figures and notation the instruction of
+    ``question`` asks (``12.188`` for 5 figures, ``2.196 \\times 10^{-5}`` in scientific notation);
+    ``""`` when the question has no readable instruction."""
+    from decimal import Decimal
+
+    from ..plain import read_instruction
+    from ..writing import write_figures
+
+    instruction = read_instruction(question)
+    if instruction is None or instruction.sig_figs is None or value is None:
+        return ""
+    return write_figures(Decimal(str(value)) if not isinstance(value, Decimal) else value,
+                         instruction.sig_figs, instruction.scientific)
 
 
 def _row(row: Any) -> tuple[str, str, str]:
@@ -363,7 +466,8 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
         full = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}",
                                    rel_tol=rel_tol, **entry.options())
         checks.append(VariantCheck(subid, answer, None if value is None else float(value), rel, ok, why,
-                                   full.ok, "" if full.ok else full.reason))
+                                   full.ok, "" if full.ok else full.reason, written_as_asked(question, value),
+                                   figures_verdict(entry, question, stated, value)))
     return SolutionReport(key, tuple(checks))
 
 

@@ -9,8 +9,9 @@ variant index, never from ``hash`` or a global random state).
 
 Per problem ``mid`` (:func:`fresh_problems`):
 
-* varied: the released variant ``"0"`` (its answer corrected when it is a recorded dataset error,
-  the stated one kept in ``meta["released_answer"]``) followed by ``n`` fresh variants ``"f1"`` ..
+* varied: the released variant ``"0"`` (its answer corrected when it is a recorded dataset error or
+  a figure error -- within 1 % but wrong at the asked figures --, the stated one kept in
+  ``meta["released_answer"]``) followed by ``n`` fresh variants ``"f1"`` ..
   ``"fn"``, each written from one released variant's text (the first confirmed one, else the first
   corrected one) with the significant figures its instruction asks for; static accuracy is then
   the released variant 0, dynamic accuracy needs variant 0 and every fresh one right.
@@ -93,7 +94,7 @@ def fresh_problems(problems: Iterable[Problem], n: int, seed: int = 0,
             out.extend(_static(members, f"fresh variants failed: {type(exc).__name__}: {exc}"))
             continue
         first = next((p for p in members if p.variant == "0"), members[0])
-        error = entry.dataset_errors.get(first.variant)
+        error = entry.dataset_errors.get(first.variant) or entry.figure_errors.get(first.variant)
         meta: dict[str, Any] = {**first.meta, "fresh": True, "variant_seed": seed}
         if error is not None:
             meta |= {"released_answer": first.answer, "correction": error.reason}
