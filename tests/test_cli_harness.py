@@ -155,3 +155,12 @@ def test_prices_give_a_cost_line(echo_server: ScriptedServer, tmp_path: Path,
     tokens = summary["provenance"]["tokens"]
     assert summary["cost"]["total_usd"] == pytest.approx((tokens["prompt_tokens"] + 2 * tokens["completion_tokens"]) / 1e6)
     assert "cost $" in capsys.readouterr().err
+
+
+def test_report_prints_the_token_and_cost_lines_the_run_printed(echo_server: ScriptedServer, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(echo_server, tmp_path / "a", "--price-in", "1.0", "--price-out", "2.0") == EXIT_OK
+    run_lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("tokens:")]
+    assert main(["report", str(tmp_path / "a")]) == EXIT_OK
+    report_lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("tokens:")]
+    assert report_lines == run_lines and "cost $" in run_lines[0]

@@ -102,6 +102,32 @@ def test_physeval_score_of_an_inspect_log_equals_the_native_run(log_format: str,
     assert scored["provenance"]["tokens"]["completion_tokens"] > 0  # inspect's usage is kept
 
 
+def test_report_compare_and_leaderboard_take_an_inspect_log_in_place_of_a_run_directory(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    from physeval.integrations import inspect as pi
+
+    with ScriptedServer(_script(["bank-symbolic"])) as server:
+        model = get_model("openai-api/scripted/m", base_url=server.base_url, api_key="k", memoize=False)
+        inspect_eval(pi.inspect_task_for("bank-symbolic"), model=model, limit=8, log_dir=str(tmp_path / "logs"),
+                     display="none")
+    [log_file] = (tmp_path / "logs").glob("*.eval")
+    native = _native("bank-symbolic", 8, tmp_path)
+    capsys.readouterr()
+
+    assert main(["report", str(log_file), "--no-breakdowns"]) == 0
+    out, err = capsys.readouterr()
+    assert "as a run of bank-symbolic: 8 samples graded" in err
+    assert f"{native['metrics']['eed_mean']['value']:.2f}" in out
+    assert main(["compare", str(log_file), str(tmp_path / "native-bank-symbolic")]) == 0
+    assert "openai-api/scripted/m" in capsys.readouterr().out
+    assert main(["leaderboard", str(log_file), "--format", "csv"]) == 0
+    assert "openai-api/scripted/m" in capsys.readouterr().out
+
+
 # -- lm-eval ---------------------------------------------------------------------------------------
 def _lm_eval(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from rich.markup import escape
 from physeval.cli._common import (
     console as _console,
 )
+from physeval.cli._foreign import as_run_dirs
+from physeval.cli._run import _print_tokens
 from physeval.errors import UserError
 
 
@@ -31,7 +34,8 @@ def add_commands(sub: Any) -> None:
     report = sub.add_parser("report", help="print a run's summary",
                             description="Print the summary table of each run; --html writes the report (one run: "
                                         "its own; several: leaderboards, paired comparison, curves, outcomes).")
-    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                        help="physeval run directories, inspect logs (.eval/.json) or lm-eval samples_*.jsonl files")
     report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
     report.add_argument("--scaling", action="store_true", help="also pass@k/maj@k for k = 1..K with the decay fit")
     report.add_argument("--lengths", action="store_true", help="also completion/reasoning token lengths per model")
@@ -45,7 +49,8 @@ def add_commands(sub: Any) -> None:
                                          "paired differences by problem with sign-flip p-values, bootstrap "
                                          "intervals (from 20 problems) and tiers (runs of one task and problem "
                                          "set only).")
-    compare.add_argument("run_dirs", nargs="+")
+    compare.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                         help="physeval run directories, inspect logs or lm-eval samples files")
     compare.add_argument("--breakdowns", action="store_true", help="include per-group metrics")
     compare.add_argument("--metric", help="metric to pair on: accuracy (default), static_accuracy, dynamic_accuracy, "
                                           "delta, eed, executable_rate, render_rate, playable_rate")
@@ -72,7 +77,8 @@ def _add_leaderboard_command(sub: Any) -> None:
     board = sub.add_parser("leaderboard", help="the papers' tables over runs, grouped by model",
                            description="ABench Table 2, PHYBench's main table and SimuScene Tables 2-3 from the "
                                        "runs given, one row per model, each cell with its 95%% CI and n.")
-    board.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    board.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                       help="physeval run directories, inspect logs or lm-eval samples files")
     board.add_argument("--layout", action="append", choices=["abench", "phybench", "simuscene"],
                        help="only these layouts (repeatable; default: every layout the runs fill)")
     board.add_argument("--format", choices=["terminal", "markdown", "csv", "latex", "html"], default="terminal")
@@ -114,6 +120,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    with ExitStack() as stack:
+        given = list(args.run_dirs)
+        args.run_dirs = as_run_dirs(given, stack)
+        if args.html == "" and given != args.run_dirs and len(given) == 1:
+            args.html = "physeval-report.html"  # the scored run directory is temporary
+        return _report(args)
+
+
+def _report(args: argparse.Namespace) -> int:
     from physeval.report.summary import SUMMARY_NAME, print_summary, read_summary
 
     for run_dir in args.run_dirs:
@@ -126,6 +141,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                            f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
                            f"{summary.get('counts', {}).get('missing', 0)} were not run")
         print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
+        _print_tokens(summary, None)  # the token and cost lines the run printed
     if len(args.run_dirs) > 1 or args.scaling or args.lengths:
         _print_analyses(args)
     if args.html is not None:
@@ -158,11 +174,13 @@ def _print_analyses(args: argparse.Namespace) -> None:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from physeval.report.compare import comparison_table, paired_report
 
-    paired = paired_report(args.run_dirs, metric=args.metric, matched=args.matched)  # refusals before any table
-    console = Console() if sys.stdout.isatty() else Console(width=200)
-    console.print(comparison_table(args.run_dirs, breakdowns=args.breakdowns))
-    for table in paired:
-        console.print(table)
+    with ExitStack() as stack:
+        run_dirs = as_run_dirs(args.run_dirs, stack)
+        paired = paired_report(run_dirs, metric=args.metric, matched=args.matched)  # refusals before any table
+        console = Console() if sys.stdout.isatty() else Console(width=200)
+        console.print(comparison_table(run_dirs, breakdowns=args.breakdowns))
+        for table in paired:
+            console.print(table)
     return 0
 
 
@@ -170,7 +188,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from physeval.analysis.leaderboard import LAYOUTS, leaderboards, render_boards
     from physeval.analysis.runs import load_runs
 
-    boards = leaderboards(load_runs(args.run_dirs), args.layout or LAYOUTS)
+    with ExitStack() as stack:
+        boards = leaderboards(load_runs(as_run_dirs(args.run_dirs, stack)), args.layout or LAYOUTS)
     if not boards:
         raise UserError("no run fills any leaderboard layout (numeric, symbolic or scene runs are needed)")
     rendered = render_boards(boards, args.format)
