@@ -96,3 +96,23 @@ def test_no_code_is_an_explicit_outcome(tmp_path: Path) -> None:
 
     grade = asyncio.run(task.agrade(task.load()[0], "I would draw a ball.", GradeContext(run_dir=tmp_path)))
     assert grade.outcome == "no_code" and grade.stage == "no_code" and not grade.executable
+
+
+def test_a_domain_no_sample_of_which_reached_the_judge_scores_zero_not_missing() -> None:
+    from physeval.metrics import SampleOutcome
+
+    def outcome(pid: str, domain: str, correct: bool, **grade: object) -> SampleOutcome:
+        return SampleOutcome(pid, "0", 0, correct, meta={"domain": domain}, grade=grade)
+
+    # optics: one judged, right; mechanics: two programs that never made a playable video.
+    outcomes = [outcome("1", "optics", True, stage="judged", executable=True, rendered=True, playable=True,
+                        judged=True, judge={"ratio": 1.0}),
+                outcome("2", "mechanics", False, stage="error"),
+                outcome("3", "mechanics", False, stage="rendered", executable=True, rendered=True)]
+    metrics = get_task("bank-scene", judge=["openai/vlm"]).metrics(outcomes).to_dict()
+    assert metrics["metrics"]["accuracy"]["value"] == pytest.approx(1 / 3)  # the two count as 0 overall
+    mechanics = metrics["breakdowns"]["domain"]["mechanics"]
+    assert mechanics["accuracy"]["value"] == 0.0 and mechanics["accuracy"]["n"] == 2  # and in their domain
+    assert "judge_tokens_per_judged_sample" not in mechanics  # no judged sample, no judge cost
+    unjudged = get_task("bank-scene").metrics(outcomes[1:]).to_dict()  # no judge at all: still not measured
+    assert "accuracy" not in unjudged["metrics"]

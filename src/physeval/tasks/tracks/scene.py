@@ -240,22 +240,28 @@ class SceneTask(Task):
 
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
-        """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level."""
-        metrics = _scene_metrics(outcomes)
+        """Stage rates and accuracy (with avg@K/pass@K), judge cost, per domain and level.
+
+        Accuracy is measured when the run had a judge (``--judge`` given, or any sample judged):
+        then it is measured in every group too, a group whose samples all stopped before the
+        judge scoring 0, as they count in the overall accuracy."""
+        judge_ran = bool(self.opts.judge) or any((o.grade or {}).get("judged") for o in outcomes)
+        metrics = _scene_metrics(outcomes, judge_ran)
         for key in self.breakdowns:
-            metrics |= breakdown_metrics(outcomes, key, self.group_metrics)
+            metrics |= breakdown_metrics(outcomes, key, lambda group: _scene_metrics(group, judge_ran))
         return metrics
 
     def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """Per group: the same scene metrics as the whole run."""
-        return _scene_metrics(outcomes)
+        return _scene_metrics(outcomes, bool(self.opts.judge) or None)
 
 
-def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+def _scene_metrics(outcomes: Sequence[SampleOutcome], judge_ran: bool | None = None) -> MetricSet:
     """Rates of the render stages and accuracy, reduced per item then per problem like every
     metric (see :mod:`physeval.metrics`); ``judge_ratio``, the mean fraction of questions judged
     true (``--aggregation ratio``'s score; unjudged samples count 0); judge cost per judged
-    sample, over judged samples only."""
+    sample, over judged samples only. Accuracy is measured when ``judge_ran`` (``None``: when
+    any of ``outcomes`` was judged)."""
     def flag(name: str) -> Callable[[SampleOutcome], bool]:
         return lambda o: bool((o.grade or {}).get(name))
 
@@ -263,7 +269,9 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
                | rate_metrics(outcomes, "render_rate", flag("rendered"))
                | rate_metrics(outcomes, "playable_rate", flag("playable")))
     judged = [o for o in outcomes if (o.grade or {}).get("judged")]
-    if judged:
+    if judge_ran is None:
+        judge_ran = bool(judged)
+    if judge_ran and outcomes:
         metrics |= rate_metrics(outcomes, "accuracy", lambda o: o.correct)
         # --aggregation ratio's number, whatever the aggregation: the weighted fraction of questions judged
         # true, 0 for a sample that was not judged (it showed nothing), reduced as accuracy is
@@ -272,7 +280,8 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
         for name, field_name in (("judge_tokens_per_judged_sample", "judge_tokens"),
                                  ("judge_seconds_per_judged_sample", "judge_seconds")):
             cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
-            metrics |= mean_score_metric(cost, name)
+            if cost:  # over judged samples only: none judged, no cost to report
+                metrics |= mean_score_metric(cost, name)
     elif outcomes:
         metrics |= MetricSet(notes=("accuracy omitted: no sample was judged (pass --judge to score scenes)",))
     return metrics
