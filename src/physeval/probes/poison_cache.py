@@ -3,7 +3,7 @@
 Perturbing a solution converts its equations to SymPy and probes the edits; a second run, a
 resume, ``regrade`` or ``score`` of the same items reads the result here instead. The key is a
 SHA-256 of the problem (id, solution, answer), the item's settings and the source of every module
-an item depends on (the rules, the normal form, the LaTeX reader, the equivalence probe), so a
+an item depends on (the probes package, the LaTeX reader, the equivalence probe), so a
 change of the code is a new key, never a stale item. The file is ``poison.sqlite`` beside the
 response cache (``PHYSEVAL_CACHE_DIR``); a cache that cannot be opened is not used.
 """
@@ -24,21 +24,29 @@ from physeval.sqlite_file import SQLiteFile
 __all__ = ["PoisonCache", "code_identity", "item_key"]
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS items (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-_MODULES = ("physeval.probes.perturbations", "physeval.probes.normal_form", "physeval.probes.poison",
-            "physeval.answers.latex", "physeval.answers.latex_normalize", "physeval.grading.equivalence",
+_MODULES = ("physeval.answers.latex", "physeval.answers.latex_normalize", "physeval.grading.equivalence",
             "physeval.grading.symbolic")
+"""Modules outside the probes package an item depends on (every module of the package counts)."""
+
+
+def _sources() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    found = sorted(here.rglob("*.py"))
+    for name in _MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin and os.path.isfile(spec.origin):
+            found.append(Path(spec.origin))
+    return found
 
 
 @lru_cache(maxsize=1)
 def code_identity() -> str:
-    """A hash of the source of the modules a poisoned item depends on."""
+    """A hash of the source of every module a poisoned item depends on (the probes package and
+    the LaTeX reader and equivalence probe it calls)."""
     digest = hashlib.sha256()
-    for name in _MODULES:
-        spec = importlib.util.find_spec(name)
-        origin = spec.origin if spec is not None else None
-        digest.update(name.encode())
-        if origin and os.path.isfile(origin):
-            digest.update(Path(origin).read_bytes())
+    for path in _sources():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
