@@ -24,11 +24,12 @@ from typing import Any
 
 from physeval.errors import UserError
 from physeval.imports import ForeignResponses
+from physeval.metrics import Plan
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem, first_duplicate
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
-from physeval.report.summary import build_summary, write_summary
+from physeval.report.summary import PLAN_META, build_summary, write_summary
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
 from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task, TaskError
@@ -168,15 +169,17 @@ def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
     _check_run_dir(run_dir, task_obj.name, settings, force=spec.force)
     with RunStore(run_dir) as store:
         chosen = {p.id for p in select_problems(problems, config.limit, config.sample_strategy, config.seed or 0)}
+        plan = Plan.of(((p.id, p.variant) for p in problems if p.id in chosen), config.samples)
         previous = store.run_meta()
         store.set_run_meta(RunMeta(
             task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)), model=str(model_label),
             config=config.to_dict(), settings=_jsonable(settings),
-            planned={"problems": len(chosen), "samples": sum(1 for p in problems if p.id in chosen) * config.samples},
+            planned={"problems": len(chosen), "samples": plan.total},
             data_sha256=(previous.data_sha256 if previous and previous.data_sha256
                          else {str(p): file_sha256(p) for p in task_obj.data_files()}),
             invocation=_jsonable(spec.invocation or (previous.invocation if previous else {})),
         ))
+        store.set_meta(PLAN_META, plan.to_dict())  # what dynamic metrics and completeness are measured against
 
         async def go() -> RunResult:
             try:
@@ -264,19 +267,27 @@ def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[s
     """Build and write ``summary.json`` for the rows in ``run_dir``, with completeness and provenance.
 
     ``complete`` is true only when every planned sample has a row and none of them is an error;
-    ``status`` is ``complete``, ``incomplete`` (errors or missing samples) or ``aborted``.
+    ``status`` is ``complete``, ``incomplete`` (errors or missing samples) or ``aborted``. A run that
+    recorded its plan (problems x variants x samples) counts as missing every planned sample
+    without a row; an older run, its planned count minus its rows.
     """
     with RunStore(run_dir) as store:
         summary = build_summary(task, store, model=model, config=config)
         rows = store.rows()
         meta = store.run_meta()
         planned = (meta.planned if meta else {}).get("samples", len(rows))
+        recorded_plan = store.get_meta(PLAN_META)
         sessions = store.get_meta("sessions", []) or []
         data_hashes = meta.data_sha256 if meta else {}
         settings_history = store.get_meta("settings_history", []) or []
         regrades = store.get_meta("regrades", []) or []
     errors = [r for r in rows if r.status == "error"]
-    missing = max(0, planned - len(rows))
+    if isinstance(recorded_plan, dict):
+        plan, have = Plan.from_dict(recorded_plan), {r.key for r in rows}
+        missing = sum((pid, v, s) not in have for pid, vs in plan.variants.items() for v in vs
+                      for s in range(plan.samples))
+    else:
+        missing = max(0, planned - len(rows))
     aborted = result.aborted if result is not None else None
     complete = not errors and missing == 0 and aborted is None
     summary["complete"] = complete
@@ -333,6 +344,8 @@ class ScoreReport:
     missing: list[tuple[str, str]] = field(default_factory=list)
     skipped_errors: int = 0
     source: str = "jsonl"  # or the foreign format read (inspect, lm-eval)
+    problems_named: int = 0
+    task_problems: int = 0
 
 
 def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -367,6 +380,7 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         if isinstance(record, dict) and "problem_id" in record and "id" not in record:
             record = {"id": record["problem_id"], "variant": record.get("variant", "0"),
                       "sample": record.get("sample", 0), "response": record.get("completion"),
+                      "error_kind": record.get("error_kind"), "error_message": record.get("error_message"),
                       "export": True}
         if not isinstance(record, dict) or "id" not in record:
             bad.append(f"line {number}: needs an 'id' (or a physeval export's 'problem_id')")
@@ -422,7 +436,10 @@ def score_responses(
 ) -> tuple[dict[str, Any], ScoreReport]:
     """Grade existing responses (no model is called) into a run directory; return the summary.
 
-    Ids and variants are matched as strings, so ``7`` and ``"7"`` are the same problem.
+    Ids and variants are matched as strings, so ``7`` and ``"7"`` are the same problem. The plan
+    is every variant of each problem the responses name, K samples each (K: the largest sample
+    index + 1); a planned sample without a response, or an exported row whose request failed, makes
+    the summary ``complete: false``, and dynamic metrics leave that problem out.
     """
     report = ScoreReport()
     foreign: ForeignResponses | None = None
@@ -449,8 +466,10 @@ def score_responses(
             raise UserError(f"{run_dir} holds a run of task {previous.task!r}, not {task_obj.name!r}: "
                             "choose another --out")
     jobs: list[tuple[SampleRow, Problem]] = []
+    failed: list[SampleRow] = []
     seen_ids: set[str] = set()
     seen_keys: set[tuple[str, str]] = set()
+    samples = 1
     for record in records:
         key = (str(record["id"]), str(record.get("variant", "0")))
         problem = problems.get(key)
@@ -459,22 +478,33 @@ def score_responses(
             continue
         seen_ids.add(problem.id)
         seen_keys.add(problem.key)
-        if record.get("response") is None:
-            report.skipped_errors += 1  # an exported row whose request had failed: nothing to grade
-            continue
-        row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=int(record.get("sample", 0)),
-                        status="answered", messages=task_obj.prompt(problem), completion=record["response"],
+        sample = int(record.get("sample", 0))
+        samples = max(samples, sample + 1)
+        row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample,
+                        status="answered", messages=task_obj.prompt(problem), completion=record.get("response"),
                         usage=dict(record.get("usage") or {}), problem_meta=dict(problem.meta))
+        if record.get("response") is None:
+            # an exported row whose request had failed: nothing to grade, but an error the run must count
+            report.skipped_errors += 1
+            row.status, row.error_kind = "error", str(record.get("error_kind") or "request")
+            row.error_message = str(record.get("error_message") or "the exported row has no completion")
+            failed.append(row)
+            continue
         jobs.append((row, problem))
     report.missing = sorted(k for k in problems if k[0] in seen_ids and k not in seen_keys)
+    # The plan: every variant of each problem the responses name, each with as many samples as the
+    # fullest response set (sample indices 0..K-1). What it lacks makes the run incomplete (exit 3).
+    plan = Plan.of((k for k in problems if k[0] in seen_ids), samples)
     rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
     with RunStore(run_dir) as store:
         store.set_run_meta(RunMeta(task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)),
                                    model=model_label, config={"mode": "score"},
-                                   planned={"problems": len(seen_ids), "samples": len(rows)},
+                                   planned={"problems": len(seen_ids), "samples": plan.total},
                                    data_sha256={str(p): file_sha256(p) for p in task_obj.data_files()}))
-        for row in rows:
+        store.set_meta(PLAN_META, plan.to_dict())
+        for row in [*rows, *failed]:
             store.append(row)
     report.graded = len(rows)
+    report.problems_named, report.task_problems = len(seen_ids), len({pid for pid, _ in problems})
     summary = summarize_run(task_obj, run_dir, model=model_label, config={"mode": "score"})
     return summary, report

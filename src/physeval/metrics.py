@@ -42,6 +42,13 @@ Definitions, with K the largest number of samples of any item:
   breakdown.
 - Items with fewer than K samples are left out of pass@K and maj@K (a note says how many);
   accuracy uses every sample.
+- **Dynamic metrics stand only on complete problems.** A :class:`Plan` says what a run set out to
+  grade (each problem's variants, K samples each). A problem with a planned variant missing, in
+  error, or graded fewer than K times is left out of ``dynamic_accuracy``, ``dynamic_pass@K``,
+  ``dynamic_maj@K`` and ``delta``, and a note counts and names it: what was not answered can never
+  make a problem "all variants right". The plan rides with the outcomes (:func:`with_plan`); without
+  one it is inferred from the outcomes themselves (every variant seen, K samples each), which still
+  catches a missing sample but not a variant that left no graded sample at all.
 
 Grouped metrics are structured: :class:`MetricSet` keeps the ungrouped metrics by name and the
 groups as ``breakdowns[KEY][VALUE][NAME]``, never as names encoded in strings.
@@ -62,6 +69,7 @@ __all__ = [
     "metric_from_values", "group_items", "problem_values", "reduce_metric", "item_fraction", "item_pass_at",
     "item_majority", "item_mean_score", "samples_per_item", "accuracy_metrics", "dynamic_metrics", "rate_metrics",
     "mean_score_metric", "breakdown_metrics", "majority_metrics", "outcomes_from_rows",
+    "Plan", "PlannedOutcomes", "with_plan", "plan_of", "complete_problem_outcomes",
 ]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -148,6 +156,107 @@ class SampleOutcome:
     answer_key: str | None = None
     meta: Mapping[str, Any] | None = None
     grade: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run set out to grade: each planned problem's variants, and ``samples`` (K) per item.
+
+    ``physeval run`` plans the chosen problems x all their variants x ``--samples``; ``physeval
+    score`` the problems its responses name x all their variants x the most samples any response
+    has. A problem that is not in the plan is judged by the variants it shows.
+    """
+
+    variants: Mapping[str, tuple[str, ...]]
+    samples: int = 1
+
+    @classmethod
+    def of(cls, keys: Iterable[tuple[str, str]], samples: int = 1) -> Plan:
+        """The plan of the ``(problem id, variant)`` items ``keys``, with ``samples`` each."""
+        variants: dict[str, list[str]] = {}
+        for pid, variant in keys:
+            listed = variants.setdefault(str(pid), [])
+            if str(variant) not in listed:
+                listed.append(str(variant))
+        return cls({pid: tuple(vs) for pid, vs in variants.items()}, max(1, int(samples)))
+
+    @classmethod
+    def covering(cls, keys: Iterable[tuple[str, str, int]]) -> Plan:
+        """The plan that ``(problem id, variant, sample)`` keys imply: every item seen, each with
+        as many samples as the fullest item has (for runs that did not record their plan)."""
+        counts: Counter[tuple[str, str]] = Counter((str(p), str(v)) for p, v, _ in keys)
+        return cls.of(counts, max(counts.values(), default=1))
+
+    @property
+    def total(self) -> int:
+        """The number of planned samples."""
+        return sum(len(vs) for vs in self.variants.values()) * self.samples
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"variants": {PROBLEM: [VARIANT, ...]}, "samples": K}`` (JSON-ready)."""
+        return {"variants": {pid: list(vs) for pid, vs in self.variants.items()}, "samples": self.samples}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Plan:
+        """Read back what :meth:`to_dict` wrote."""
+        return cls({str(pid): tuple(str(v) for v in vs) for pid, vs in (data.get("variants") or {}).items()},
+                   max(1, int(data.get("samples") or 1)))
+
+
+class PlannedOutcomes(list[SampleOutcome]):
+    """Graded outcomes together with the :class:`Plan` they were drawn under.
+
+    A task's ``metrics(outcomes)`` receives this list; a subclass that hands ``outcomes`` on to
+    ``super().metrics`` hands the plan on with it, so dynamic metrics can leave incomplete problems out.
+    """
+
+    def __init__(self, outcomes: Iterable[SampleOutcome], plan: Plan) -> None:
+        super().__init__(outcomes)
+        self.plan = plan
+
+
+def with_plan(outcomes: Iterable[SampleOutcome], plan: Plan | None) -> list[SampleOutcome]:
+    """``outcomes`` carrying ``plan`` (a plain list when ``plan`` is ``None``)."""
+    return PlannedOutcomes(outcomes, plan) if plan is not None else list(outcomes)
+
+
+def plan_of(outcomes: Sequence[SampleOutcome]) -> Plan | None:
+    """The plan ``outcomes`` carry (see :func:`with_plan`), or ``None``."""
+    plan = getattr(outcomes, "plan", None)
+    return plan if isinstance(plan, Plan) else None
+
+
+_NAMED = 10  # problems named in a note before "..."
+
+
+def complete_problem_outcomes(outcomes: Sequence[SampleOutcome], plan: Plan | None = None,
+                              ) -> tuple[list[SampleOutcome], tuple[str, ...]]:
+    """The outcomes of the problems whose planned variants were all graded, each ``plan.samples``
+    times, and a note counting and naming the problems left out (empty when none is).
+
+    ``plan`` defaults to the one ``outcomes`` carry, else to :meth:`Plan.covering` the outcomes.
+    Dynamic metrics (the product over a problem's variants) stand only on what this keeps.
+    """
+    plan = plan or plan_of(outcomes) or Plan.covering((o.problem_id, o.variant, o.sample) for o in outcomes)
+    graded = group_items(outcomes)
+    problems = list(dict.fromkeys([*plan.variants, *graded]))
+    short: dict[str, list[str]] = {}
+    for pid in problems:
+        have = graded.get(pid, {})
+        planned = plan.variants.get(pid) or tuple(have)
+        lacking = [f"variant {v}: {len(have.get(v, ()))} of {plan.samples} samples graded"
+                   for v in planned if len(have.get(v, ())) < plan.samples]
+        if lacking:
+            short[pid] = lacking
+    if not short:
+        return list(outcomes), ()
+    kept = [o for o in outcomes if o.problem_id not in short]
+    named = "; ".join(f"{pid} ({', '.join(why[:3])}{', ...' if len(why) > 3 else ''})"
+                      for pid, why in list(short.items())[:_NAMED])
+    more = f"; and {len(short) - _NAMED} more" if len(short) > _NAMED else ""
+    note = (f"dynamic metrics leave out {len(short)} of {len(problems)} problems whose planned variants were "
+            f"not all graded (missing or in error): {named}{more}")
+    return kept, (note,)
 
 
 ItemValue = Callable[[Sequence[SampleOutcome]], "float | None"]
@@ -338,28 +447,32 @@ def majority_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     return MetricSet(metrics, notes=_short_note(outcomes, k, f"maj@{k}"))
 
 
-def dynamic_metrics(outcomes: Sequence[SampleOutcome]) -> MetricSet:
+def dynamic_metrics(outcomes: Sequence[SampleOutcome], plan: Plan | None = None) -> MetricSet:
     """Variant families: static (variant ``"0"``) and dynamic (every variant) accuracy, their
     per-problem ``delta``; with K > 1 static/dynamic ``pass@K`` and, when grades carry answer
-    classes, ``maj@K``; per-variant accuracy as the ``variant`` breakdown. See the module doc."""
+    classes, ``maj@K``; per-variant accuracy as the ``variant`` breakdown. See the module doc.
+
+    The dynamic ones (and ``delta``) stand only on the problems whose planned variants were all
+    graded (:func:`complete_problem_outcomes` with ``plan``, or the plan ``outcomes`` carry)."""
     metrics: dict[str, Metric] = {}
+    complete, notes = complete_problem_outcomes(outcomes, plan)
     static = problem_values(outcomes, item_fraction(), "static")
-    dynamic = problem_values(outcomes, item_fraction(), "product")
+    dynamic = problem_values(complete, item_fraction(), "product")
     _put(metrics, "static_accuracy", reduce_metric(outcomes, item_fraction(), "static"))
-    _put(metrics, "dynamic_accuracy", reduce_metric(outcomes, item_fraction(), "product"))
+    _put(metrics, "dynamic_accuracy", reduce_metric(complete, item_fraction(), "product"))
     paired = [pid for pid in static if pid in dynamic]
     if paired:
         metrics["delta"] = metric_from_values([static[p][0] - dynamic[p][0] for p in paired],
                                               n_samples=sum(dynamic[p][1] for p in paired))
     k = samples_per_item(outcomes)
-    notes: tuple[str, ...] = ()
     if k > 1:
         for kind in ("static", "dynamic"):
             across: Across = "static" if kind == "static" else "product"
-            _put(metrics, f"{kind}_pass@{k}", reduce_metric(outcomes, item_pass_at(k), across))
+            source = outcomes if kind == "static" else complete
+            _put(metrics, f"{kind}_pass@{k}", reduce_metric(source, item_pass_at(k), across))
             if any(o.answer_key is not None for o in outcomes):
-                _put(metrics, f"{kind}_maj@{k}", reduce_metric(outcomes, item_majority(k), across))
-        notes = _short_note(outcomes, k, f"static/dynamic pass@{k} and maj@{k}")
+                _put(metrics, f"{kind}_maj@{k}", reduce_metric(source, item_majority(k), across))
+        notes += _short_note([o for o in outcomes if o.variant == STATIC_VARIANT], k, f"static pass@{k} and maj@{k}")
     variants = breakdown_metrics(outcomes, "variant", lambda group: _only(accuracy_metrics(group), "accuracy"),
                                  value_of=lambda o: o.variant)
     return MetricSet(metrics, notes=notes) | variants

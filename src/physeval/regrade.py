@@ -31,7 +31,7 @@ __all__ = ["regrade_run", "RegradeReport"]
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
-_COPIED_META = ("sessions", "settings_history", "regrades")
+_COPIED_META = ("sessions", "settings_history", "regrades", "plan")  # plan: what completeness is measured against
 
 
 @dataclass(frozen=True)

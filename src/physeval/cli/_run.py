@@ -223,7 +223,7 @@ def _print_outcome(summary: dict[str, Any]) -> None:
         planned = counts.get("planned_samples", counts.get("samples", 0))
         _console.print(f"[red bold]INCOMPLETE[/]: {counts.get('graded', counts.get('answered', 0))} of {planned} "
                        f"planned samples were graded; {counts.get('errors', 0)} ended in errors "
-                       f"{escape(json.dumps(counts.get('error_kinds', {})))}, {counts.get('missing', 0)} were not run. "
+                       f"{escape(json.dumps(counts.get('error_kinds', {})))}, {counts.get('missing', 0)} are missing. "
                        "Metrics below stand only on the graded samples (see n).")
         for message in (summary.get("errors") or {}).get("first", [])[:5]:
             _console.print(f"  [red]error[/] {escape(message[:400])}")
@@ -243,13 +243,24 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if report.unknown_ids:
         _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {escape(args.task)}[/]: "
                        f"{escape(', '.join(report.unknown_ids[:10]))}{' ...' if len(report.unknown_ids) > 10 else ''}")
+    if report.problems_named < report.task_problems:
+        _console.print(f"the responses name {report.problems_named} of the {report.task_problems} problems of "
+                       f"{escape(args.task)}: the summary stands on those (a problem without any response is not "
+                       "planned)")
     if report.missing:
-        _console.print(f"[yellow]{len(report.missing)} variants of answered problems have no response "
-                       "(they are left out of the metrics)[/]")
+        shown = ", ".join(f"{pid}/{variant}" for pid, variant in report.missing[:10])
+        _console.print(f"[yellow]{len(report.missing)} variants of answered problems have no response[/] "
+                       f"({escape(shown)}{' ...' if len(report.missing) > 10 else ''}): their problems are left "
+                       "out of the dynamic metrics")
     if report.skipped_errors:
-        _console.print(f"[yellow]{report.skipped_errors} exported rows had no completion (their request failed)[/]")
+        _console.print(f"[yellow]{report.skipped_errors} exported rows had no completion (their request failed)[/]: "
+                       "counted as errors")
     _print_outcome(summary)
-    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+    if not summary.get("complete"):
+        _console.print("what to do: add the missing responses (every variant of each problem named, samples "
+                       f"0..K-1) to {escape(str(args.responses))} and score it again")
+        return EXIT_INCOMPLETE
+    return EXIT_OK
 
 
 def _cmd_regrade(args: argparse.Namespace) -> int:

@@ -21,17 +21,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from physeval.metrics import MetricSet, outcomes_from_rows
+from physeval.metrics import MetricSet, Plan, outcomes_from_rows, with_plan
 from physeval.store import RunStore
 from physeval.tasks.base import Task
 
 __all__ = [
     "SUMMARY_NAME",
     "MetricKey",
+    "PLAN_META",
     "build_summary",
     "metric_entries",
     "print_summary",
     "read_summary",
+    "run_plan",
     "write_summary",
 ]
 
@@ -43,7 +45,7 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
     rows = store.rows()
     # Metrics stand on graded samples only: a request, grader or judge that failed measured
     # nothing. Those rows are counted under "errors" and make the run incomplete instead.
-    outcomes = outcomes_from_rows([r for r in rows if r.status == "answered"])
+    outcomes = with_plan(outcomes_from_rows([r for r in rows if r.status == "answered"]), run_plan(store))
     metrics = task.metrics(outcomes)
     if not isinstance(metrics, MetricSet):  # a plugin task that still returns a plain mapping
         metrics = MetricSet(dict(metrics))
@@ -77,6 +79,18 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
         "breakdowns": reduced["breakdowns"],  # KEY -> VALUE -> NAME
         "notes": reduced["notes"],            # what was omitted or left out, and why
     }
+
+
+PLAN_META = "plan"
+
+
+def run_plan(store: RunStore) -> Plan:
+    """What the run in ``store`` set out to grade: the plan it recorded (meta ``plan``), or for a
+    run that recorded none, the plan its rows imply (every item seen, as many samples as the fullest)."""
+    recorded = store.get_meta(PLAN_META)
+    if isinstance(recorded, dict):
+        return Plan.from_dict(recorded)
+    return Plan.covering(r.key for r in store.rows())
 
 
 def _reasons(rows: list[Any]) -> dict[str, int]:
