@@ -14,6 +14,7 @@ import pytest
 
 from physeval.metrics import (
     MetricSet,
+    Plan,
     SampleOutcome,
     accuracy_metrics,
     bootstrap_ci,
@@ -24,6 +25,7 @@ from physeval.metrics import (
     metric_from_values,
     pass_at_k,
     reduce_metric,
+    with_plan,
 )
 from physeval.tasks.base import Task
 from physeval.tasks.registry import get_task
@@ -246,3 +248,17 @@ def test_merging_metric_sets_keeps_groups_and_notes() -> None:
     left = MetricSet(notes=("x",)) | breakdown_metrics([_o("a", "0", 0, True, meta={"k": "1"})], "k")
     both = left | breakdown_metrics([_o("b", "0", 0, False, meta={"k": "2"})], "k") | MetricSet(notes=("x", "y"))
     assert list(both.breakdowns["k"]) == ["1", "2"] and both.notes == ("x", "y")
+
+
+def test_a_problem_short_of_a_planned_variant_is_not_dynamically_right() -> None:
+    # p answers all 4 planned variants right, q only 3 of its 4 (also right): dynamic accuracy is p's 1
+    # over n = 1, not 1 over 2; per-variant accuracy still uses q's graded samples (1 over 2 problems).
+    outcomes = [_o("p", v, 0, True) for v in "0123"] + [_o("q", v, 0, True) for v in "012"]
+    keys = [(pid, v) for pid in "pq" for v in "0123"]
+    planned = with_plan(outcomes, Plan.named_by(outcomes, keys))
+    metrics = _Dynamic().metrics(planned)
+    assert (metrics["dynamic_accuracy"].value, metrics["dynamic_accuracy"].n) == (1.0, 1)
+    assert (metrics["accuracy"].value, metrics["accuracy"].n) == (1.0, 2)
+    assert any("q (variant 3: 0 of 1 samples graded)" in n for n in metrics.notes), metrics.notes
+    # without the plan, q's three variants look like the whole family
+    assert _Dynamic().metrics(outcomes)["dynamic_accuracy"].n == 2

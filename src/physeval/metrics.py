@@ -187,6 +187,14 @@ class Plan:
         counts: Counter[tuple[str, str]] = Counter((str(p), str(v)) for p, v, _ in keys)
         return cls.of(counts, max(counts.values(), default=1))
 
+    @classmethod
+    def named_by(cls, outcomes: Sequence[SampleOutcome], keys: Iterable[tuple[str, str]]) -> Plan:
+        """Every variant among the task's ``(problem id, variant)`` ``keys`` of each problem that
+        ``outcomes`` name, with as many samples as the fullest item has (inspect's plan: its metrics see
+        only the scores, the task knows the variants)."""
+        named = {o.problem_id for o in outcomes}
+        return cls.of((k for k in keys if str(k[0]) in named), samples_per_item(outcomes))
+
     @property
     def total(self) -> int:
         """The number of planned samples."""
