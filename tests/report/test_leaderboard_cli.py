@@ -20,10 +20,11 @@ def test_terminal_leaderboard_prints_the_three_papers_layouts(scripted_runs: dic
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["leaderboard", *_all(scripted_runs)]) == 0
     out = capsys.readouterr().out
-    for title in ("ABench-Physics (Table 2 layout)", "PHYBench (main table layout)", "SimuScene (Table 2 layout)",
-                  "SimuScene (Table 3 layout)"):
+    for title in ("bank-numeric (ABench Table 2 columns)", "PHYBench (main table layout)",
+                  "SimuScene (Table 2 layout)", "SimuScene (Table 3 layout)"):
         assert title in out
-    for header in ("Phy_A acc.", "Phy_B dynamic", "EED", "E.R. Avg@2", "Acc. Pass@2", "electromagnetism"):
+    assert "ABench-Physics" not in out and "Phy_B" not in out  # bank-numeric is not ABench
+    for header in ("accuracy", "dynamic", "EED", "E.R. Avg@2", "Acc. Pass@2", "electromagnetism"):
         assert header in out
     assert {"strong", "medium", "weak"} <= set(re.findall(r"│ (strong|medium|weak) ", out))
 
@@ -33,7 +34,7 @@ def test_strong_beats_weak_in_every_layout(scripted_runs: dict[str, list[Path]],
     assert main(["leaderboard", *_all(scripted_runs), "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     value = {(r["table"], r["model"], r["column"]): r["value"] for r in rows}
-    for table, column in (("abench", "Phy_A acc."), ("abench", "Phy_B dynamic"), ("phybench", "Acc."),
+    for table, column in (("abench", "accuracy"), ("abench", "dynamic"), ("phybench", "Acc."),
                           ("phybench", "EED")):
         assert float(value[table, "strong", column]) > float(value[table, "weak", column])
     assert all(r["n"] for r in rows if r["value"])  # every number carries its n
@@ -83,3 +84,10 @@ def test_crashing_scene_programs_count_against_the_executable_rate(scripted_runs
         if crashed:
             assert executable["value"] < 1.0
     assert any((r.grade or {}).get("stage") == "error" for p in scripted_runs["scene"] for r in load_run(p).rows)
+
+
+def test_leaderboard_help_says_95_percent(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["leaderboard", "--help"])
+    out = capsys.readouterr().out
+    assert "95% CI" in " ".join(out.split()) and "%%" not in out

@@ -76,7 +76,9 @@ def _add_analysis_commands(sub: Any) -> None:
 def _add_leaderboard_command(sub: Any) -> None:
     board = sub.add_parser("leaderboard", help="the papers' tables over runs, grouped by model",
                            description="ABench Table 2, PHYBench's main table and SimuScene Tables 2-3 from the "
-                                       "runs given, one row per model, each cell with its 95%% CI and n.")
+                                       "runs given, one row per model (best first, the best of each column in "
+                                       "bold), each cell with its 95% CI and n; numeric tasks other than ABench "
+                                       "get ABench's columns under their own name.")
     board.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
                        help="physeval run directories, inspect logs or lm-eval samples files")
     board.add_argument("--layout", action="append", choices=["abench", "phybench", "simuscene"],
