@@ -77,8 +77,19 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
         },
         "metrics": reduced["metrics"],        # ungrouped, by name
         "breakdowns": reduced["breakdowns"],  # KEY -> VALUE -> NAME
-        "notes": reduced["notes"],            # what was omitted or left out, and why
+        "notes": [*reduced["notes"], *_error_notes(error_kinds)],  # what was omitted or left out, and why
     }
+
+
+def _error_notes(error_kinds: dict[str, int]) -> list[str]:
+    """The note that error rows are left out of every metric (they measured nothing), by kind."""
+    if not error_kinds:
+        return []
+    total = sum(error_kinds.values())
+    kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(error_kinds.items()))
+    return [f"{total} samples ended in an error ({kinds}) and are left out of every metric: they measured "
+            "nothing (resume with --retry-errors; grader and judge errors can also be graded again with "
+            "physeval regrade)"]
 
 
 PLAN_META = "plan"

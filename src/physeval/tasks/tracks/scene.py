@@ -282,6 +282,9 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome], judge_ran: bool | None = N
             cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
             if cost:  # over judged samples only: none judged, no cost to report
                 metrics |= mean_score_metric(cost, name)
+        if not judged:  # a judge was there, but nothing reached it: say why accuracy is what it is
+            metrics |= MetricSet(notes=(f"no sample reached the judge: none of the {len(outcomes)} graded samples "
+                                        "played a video, so each counts as wrong (see playable_rate)",))
     elif outcomes:
         metrics |= MetricSet(notes=("accuracy omitted: no sample was judged (pass --judge to score scenes)",))
     return metrics
