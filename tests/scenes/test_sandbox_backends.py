@@ -104,11 +104,15 @@ def test_sandbox_check_measures_every_property(backend: str) -> None:
     code, report = _check_output("--sandbox", backend)
     assert code == 0 and report["mode"] == backend
     states = {k: v["state"] for k, v in report["properties"].items()}
-    expected_on = {"network", "ipc", "pid", "uts", "mounts_visible", "pty", "dev_shm"}
+    expected_on = {"network", "ipc", "pid", "uts", "mounts_visible", "pty", "dev_shm", "pty_cap", "inode_limits",
+                   "seccomp"}
     assert {k for k, v in states.items() if v == "on"} >= expected_on, report["properties"]
     assert states["memory_accounting"] == ("on" if cgroup_support().available else "off")
     if not cgroup_support().available:
         assert any("no per-run cgroup" in w for w in report["warnings"])
+    refused = {rule["syscall"]: rule["reason"] for rule in report["seccomp"]}
+    assert {"ptrace", "process_vm_readv", "socket", "unshare"} <= set(refused) and all(refused.values())
+    assert "16 ptys" in report["pty_cap"] and "16384 files per tmpfs" in report["inode_limit"]
 
 
 def test_sandbox_check_of_the_unsafe_backend_shows_everything_off() -> None:

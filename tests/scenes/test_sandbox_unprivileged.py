@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-SUITES = ["test_sandbox.py", "test_sandbox_hostile.py", "test_render_hostile_video.py"]
+SUITES = ["test_sandbox.py", "test_sandbox_hostile.py", "test_sandbox_supervision.py", "test_render_hostile_video.py"]
 NESTED = "PHYSEVAL_TEST_UNPRIVILEGED"
 USER = "physeval-h3-test"
 

@@ -20,6 +20,7 @@ it warns loudly every time. When nothing isolating is available ``auto`` raises
 
 from __future__ import annotations
 
+import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -27,7 +28,8 @@ from typing import Any, ClassVar, TypeVar
 
 from physeval.errors import OptionError
 from physeval.scenes.sandbox.budget import MemoryBudget
-from physeval.scenes.sandbox.host import RunContext, execute
+from physeval.scenes.sandbox.context import RunContext
+from physeval.scenes.sandbox.host import execute
 from physeval.scenes.sandbox.limits import (
     SandboxLimits,
     SandboxResult,
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 AUTO = "auto"
+PROBE_WALL_S = 300.0
 _REGISTRY: dict[str, type[Backend]] = {}
 _INSTANCES: dict[str, Backend] = {}
 _lock = threading.Lock()
@@ -72,7 +75,21 @@ class Backend(ABC):
 
     @abstractmethod
     def _check(self) -> tuple[bool, str]:
-        """Probe the host (run a trivial program through the backend)."""
+        """Probe the host (run a trivial program through the backend, see :meth:`_probe_failure`)."""
+
+    def _probe_failure(self) -> str | None:
+        """Run ``pass`` through this backend with the host's interpreter: ``None``, or why it failed.
+
+        The wall clock is generous (a trivial program on a loaded host is slow to start, and a
+        probe that gave up early would make the backend look unavailable).
+        """
+        try:
+            probe = self.run("pass\n", limits=SandboxLimits(wall_s=PROBE_WALL_S), python=sys.executable)
+        except OSError as exc:
+            return f"failed to start: {exc}"
+        if probe.ok:
+            return None
+        return probe.setup_error or probe.stderr_tail.strip()[-300:] or f"exit {probe.exit_code}"
 
     @abstractmethod
     def command(self, ctx: RunContext) -> list[str]:

@@ -2,12 +2,18 @@
 
 Works without root wherever unprivileged user namespaces are allowed (most clusters and
 desktops), and as root. When physeval is root it first drops to a random unprivileged uid
-(so the per-user ``RLIMIT_NPROC`` binds and no capability is ever held); otherwise bwrap runs
-as the caller. The command line:
+(so the per-user ``RLIMIT_NPROC`` binds and no capability of the host is ever held); otherwise
+bwrap runs as the caller. The command line:
 
-* ``--unshare-all --unshare-user --disable-userns``: new user, network, IPC, PID, UTS and
-  (where the kernel allows) cgroup namespaces, and no nested user namespaces;
-* ``--die-with-parent --new-session --cap-drop ALL --clearenv --hostname sandbox``;
+* ``--unshare-all --unshare-user --uid 0 --gid 0``: new user, network, IPC, PID, UTS and (where
+  the kernel allows) cgroup namespaces; the init is uid 0 of that user namespace (that is, the
+  calling uid on the host) with ``CAP_SYS_ADMIN`` there and nothing else, so that it can bound
+  bwrap's tmpfs mounts (``nr_inodes``) and devpts (``max``) and put the program in a PID
+  namespace of its own, below an init it cannot see, as a uid of its own in a child user
+  namespace, with no capability (see :mod:`._init_program`). New user namespaces are refused
+  to the program by the seccomp filter (:mod:`.seccomp`), not by ``--disable-userns``, which
+  would have taken the init's rights over its own mounts;
+* ``--die-with-parent --new-session --clearenv --hostname sandbox``;
 * an empty root (read-only) holding only :func:`~.mounts.mount_plan`'s read-only binds (as
   root, staged by the launcher first, so binds work even below a directory the sandbox uid
   cannot search, such as ``/root``), the program file, a synthetic ``/etc/passwd`` and
@@ -18,15 +24,12 @@ as the caller. The command line:
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import sys
 from typing import Any
 
 from physeval.scenes.sandbox.backend import Backend, register_backend
-from physeval.scenes.sandbox.host import RunContext, init_interpreter, init_source
-from physeval.scenes.sandbox.limits import SandboxLimits
+from physeval.scenes.sandbox.context import RunContext
 from physeval.scenes.sandbox.mounts import mount_plan, passwd_files
 
 __all__ = ["BwrapBackend"]
@@ -46,16 +49,9 @@ class BwrapBackend(Backend):
                 False,
                 "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)",
             )
-        try:
-            probe = self.run("pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable)
-        except OSError as exc:
-            return False, f"bwrap failed to start: {exc}"
-        if not probe.ok:
-            detail = probe.setup_error or probe.stderr_tail.strip()[-300:] or f"exit {probe.exit_code}"
-            return (
-                False,
-                f"bwrap did not start (are unprivileged user namespaces disabled?): {detail}",
-            )
+        failure = self._probe_failure()
+        if failure is not None:
+            return False, f"bwrap did not start (are unprivileged user namespaces disabled?): {failure}"
         who = "a random unprivileged uid" if os.geteuid() == 0 else "the calling user"
         return (
             True,
@@ -69,12 +65,14 @@ class BwrapBackend(Backend):
             ctx.drop_to = (ctx.uid, ctx.gid)
         lim = ctx.limits
         plan = mount_plan(ctx.python)
-        passwd, group = passwd_files(ctx)
+        passwd, group = passwd_files(ctx, 0, 0)
+        ctx.cfg.update(identity="capdrop", uid=0, gid=0)  # uid 0 of the sandbox's user namespace, no capability
         cmd = [
             shutil.which("bwrap") or "bwrap",
-            "--unshare-all", "--unshare-user", "--disable-userns",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
-            "--hostname", "sandbox",
+            "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+            "--clearenv", "--hostname", "sandbox",
         ]  # fmt: skip
         cmd += ["--proc", "/proc", "--dev", "/dev"]
         cmd += ["--size", str(lim.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
@@ -91,31 +89,24 @@ class BwrapBackend(Backend):
             cmd += ["--ro-bind", ctx.stage(src, "file") if root else src, dst]
         cmd += ["--size", str(lim.disk_bytes), "--perms", "0700", "--tmpfs", ctx.box]
         cmd += ["--remount-ro", "/", "--chdir", "/"]
-        return [
-            *cmd,
-            "--",
-            init_interpreter(),
-            "-I",
-            "-S",
-            "-c",
-            init_source(),
-            json.dumps(ctx.cfg),
-        ]
+        return [*cmd, "--", *ctx.init_command()]
 
     def isolation_report(self) -> dict[str, Any]:
         """What this backend isolates."""
         return {
             "network": "new network namespace (loopback only)",
             "ipc": "new IPC namespace (SysV and POSIX IPC private, gone after the run)",
-            "pid": "new PID namespace (bwrap's reaper is PID 1; everything dies with it)",
+            "pid": "new PID namespace, and the program is PID 1 of a nested one: it sees neither its init nor "
+                   "bwrap's reaper; everything dies with it",
             "uts": "new UTS namespace (host name 'sandbox')",
             "cgroup_namespace": "new cgroup namespace where the kernel allows",
             "mounts": "own root: read-only interpreter, /usr, a few /etc files; nothing else of the host",
-            "tmp": "private size-limited tmpfs /tmp, /dev/shm and working directory",
-            "pty": "private devpts instance",
+            "tmp": "private tmpfs /tmp, /dev/shm and working directory, bounded in size and inodes",
+            "pty": "private devpts instance (max ptys from the limits)",
             "user": (
-                "random unprivileged uid (physeval is root), user namespace, no capabilities, no_new_privs"
+                "random unprivileged uid (physeval is root), own user namespace, no capabilities, no_new_privs, "
+                "seccomp"
                 if os.geteuid() == 0
-                else "the calling user inside a user namespace, no capabilities, no_new_privs"
+                else "the calling user inside an own user namespace, no capabilities, no_new_privs, seccomp"
             ),
         }

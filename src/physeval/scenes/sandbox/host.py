@@ -16,6 +16,7 @@ the file-size limit allows.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -23,33 +24,28 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from physeval.scenes.sandbox.budget import MemoryBudget, default_budget
 from physeval.scenes.sandbox.cgroup import RunCgroup, cgroup_support
-from physeval.scenes.sandbox.limits import SandboxLimits, SandboxResult
+from physeval.scenes.sandbox.context import STAGE_ROOT, Launcher, RunContext, init_interpreter
+from physeval.scenes.sandbox.limits import INODE_BYTES, SandboxLimits, SandboxResult
 from physeval.scenes.sandbox.mounts import MINIMAL_PATH
+from physeval.scenes.sandbox.seccomp import compile_filter
 
-if TYPE_CHECKING:
-    from physeval.scenes.sandbox.backend import Backend
-
-__all__ = ["RunContext", "execute", "init_interpreter", "init_source"]
+__all__ = ["execute"]
 
 SETUP_FAILED_CODE = 125
 UID_RANGE = (1_000_000, 1_900_000_000)
-_INIT_PATH = Path(__file__).with_name("_init_program.py")
 
 # Runs between fork and the backend, as the caller: join the run's cgroup; when root, stage the
 # binds (see RunContext.stage), then drop to the sandbox uid; then run the backend as a child,
 # as a child subreaper, so that every process the backend leaves (bwrap's reaper) is reaped here,
 # not handed to the host's init as a zombie; die with physeval (PR_SET_PDEATHSIG).
-STAGE_ROOT = "/tmp/physeval-stage"
 _LAUNCHER = """
 import ctypes, json, os, sys
 cfg = json.loads(sys.argv[1])
@@ -100,68 +96,8 @@ os._exit(os.WEXITSTATUS(result))
 """
 
 
-def init_source() -> str:
-    """The text of the in-sandbox init program (:mod:`._init_program`)."""
-    return _INIT_PATH.read_text(encoding="utf-8")
-
-
-def init_interpreter() -> str:
-    """The base interpreter that runs the init with ``-I -S`` (no site-packages needed)."""
-    return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
-
-
-@dataclass
-class RunContext:
-    """Everything a backend needs to build its command line for one run.
-
-    Attributes:
-        workdir: The run's private host directory (removed afterwards).
-        box: The program's working directory path (a tmpfs inside isolating backends).
-        script: The program file on the host (``workdir/program.py``, mode 0644).
-        python: The sandbox interpreter.
-        limits: The run's limits.
-        uid / gid: Who the program runs as (a random unprivileged id when physeval is root).
-        cfg: The init's configuration (a backend may add to it).
-        pass_fds: Descriptors the sandbox inherits (a backend may add its own).
-        drop_to: Uid/gid the launcher switches to before the backend starts, if any.
-    """
-
-    workdir: str
-    box: str
-    script: str
-    python: str
-    limits: SandboxLimits
-    uid: int
-    gid: int
-    cfg: dict[str, Any]
-    pass_fds: list[int] = field(default_factory=list)
-    drop_to: tuple[int, int] | None = None
-    staged: list[tuple[str, str, str]] = field(default_factory=list)
-
-    def stage(self, src: str, kind: str) -> str:
-        """Where the backend finds ``src`` once the launcher has staged it (``kind``: dir or file).
-
-        Used when physeval is root and drops to the sandbox uid before the backend starts.
-        The launcher, still root, opens ``src``, enters a private mount namespace (the host
-        sees nothing of it), mounts a small tmpfs on ``/tmp`` and binds ``src`` at the returned
-        path below it, so the sandbox uid reaches it even when a parent directory of ``src``
-        (``/root``, a 0700 temporary directory) is closed to it.
-        """
-        path = f"{STAGE_ROOT}/{len(self.staged)}"
-        self.staged.append((src, path, kind))
-        return path
-
-    def write_file(self, name: str, text: str) -> str:
-        """A world-readable file in the working directory (e.g. the synthetic ``/etc/passwd``)."""
-        path = os.path.join(self.workdir, name)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(path, 0o644)
-        return path
-
-
 def execute(
-    backend: Backend,
+    backend: Launcher,
     code: str,
     args: Sequence[str],
     limits: SandboxLimits,
@@ -185,7 +121,7 @@ def execute(
 
 
 def _execute(
-    backend: Backend,
+    backend: Launcher,
     code: str,
     args: Sequence[str],
     limits: SandboxLimits,
@@ -229,12 +165,20 @@ def _execute(
         cfg={
             "mode": backend.name,
             "pidns": backend.isolating,
+            "identity": "none",  # a backend says how the program becomes the sandbox uid
             "uid": uid,
             "gid": gid,
             "box": box,
             "wall_s": limits.wall_s,
             "watch_memory": limits.memory_bytes if watch else None,
-            "seccomp": watch,
+            "seccomp": _filter_hex(memfd=watch) if backend.isolating else None,
+            "tmpfs": [
+                ("/tmp", limits.tmp_bytes, limits.inodes, 0o1777, False),
+                ("/dev/shm", limits.shm_bytes, limits.inodes, 0o1777, False),
+                (box, limits.disk_bytes, limits.inodes, 0o700, True),
+            ],
+            "ptys": limits.ptys,
+            "inode_bytes": INODE_BYTES,
             "limits": {
                 k: getattr(limits, k)
                 for k in (
@@ -285,7 +229,7 @@ def _execute(
 
 
 def _launch(
-    backend: Backend,
+    backend: Launcher,
     ctx: RunContext,
     cmd: list[str],
     cgroup: RunCgroup | None,
@@ -358,6 +302,11 @@ def _launch(
     )
 
 
+def _filter_hex(*, memfd: bool) -> str | None:
+    prog = compile_filter(memfd=memfd)
+    return prog.hex() if prog is not None else None
+
+
 def _startup_failure(stderr: str, exit_code: int, killed_reason: str | None) -> str | None:
     """A setup error when the init (or the backend before it) failed before writing a status."""
     if killed_reason is not None:
@@ -386,12 +335,50 @@ def _move_collected(
         size = claimed.get(name)
         if not isinstance(size, int) or size < 0:
             continue
-        os.ftruncate(fd, min(size, ctx.limits.file_bytes, os.fstat(fd).st_size))
+        os.ftruncate(fd, min(size, ctx.limits.file_bytes))  # the claimed length; the holes stay holes
         dest.mkdir(parents=True, exist_ok=True)
         target = dest / name
-        shutil.move(os.path.join(ctx.workdir, "out-" + name), target)
+        move_sparse(os.path.join(ctx.workdir, "out-" + name), str(target))
         files[name] = str(target.resolve())
     return files
+
+
+def move_sparse(src: str, dst: str) -> None:
+    """Move ``src`` to ``dst``: a rename on one filesystem, else a copy of the data only, holes kept.
+
+    Why not :func:`shutil.move`: across filesystems it copies every byte of the apparent size,
+    so a sparse file that held almost nothing in the sandbox would take its full length of disk.
+    """
+    try:
+        os.rename(src, dst)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    fd_in = os.open(src, os.O_RDONLY)
+    try:
+        fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            size = os.fstat(fd_in).st_size
+            offset = 0
+            while offset < size:
+                try:
+                    start = os.lseek(fd_in, offset, os.SEEK_DATA)
+                except OSError:  # ENXIO: only a hole is left
+                    break
+                end = os.lseek(fd_in, start, os.SEEK_HOLE)
+                while start < end:
+                    chunk = os.pread(fd_in, min(end - start, 1 << 20), start)
+                    if not chunk:
+                        break
+                    start += os.pwrite(fd_out, chunk, start)
+                offset = end
+            os.ftruncate(fd_out, size)
+        finally:
+            os.close(fd_out)
+    finally:
+        os.close(fd_in)
+    os.unlink(src)
 
 
 def _program_env(box: str, limits: SandboxLimits, python: str) -> dict[str, str]:

@@ -11,10 +11,12 @@ from typing import Any
 
 from physeval.errors import UserError
 
-__all__ = ["GIB", "MIB", "SandboxLimits", "SandboxResult", "SandboxUnavailable"]
+__all__ = ["GIB", "INODE_BYTES", "MIB", "SandboxLimits", "SandboxResult", "SandboxUnavailable"]
 
 MIB = 1 << 20
 GIB = 1 << 30
+INODE_BYTES = 2048
+"""Kernel memory one file of a tmpfs holds (its inode and dentry, about 1 KiB measured; doubled)."""
 
 
 class SandboxUnavailable(UserError, RuntimeError):
@@ -42,7 +44,10 @@ class SandboxLimits:
         open_files: Open file descriptors per process (``RLIMIT_NOFILE``).
         processes: Processes and threads (``RLIMIT_NPROC`` of the sandbox uid; ``pids.max``
             of the cgroup when there is one).
-        ptys: Pseudo-terminals of the private devpts instance (namespaces backend).
+        inodes: Files and directories each tmpfs may hold (``nr_inodes`` of ``/tmp``, ``/dev/shm``
+            and the working directory): each costs kernel memory (:data:`INODE_BYTES`) that no
+            per-process limit sees.
+        ptys: Pseudo-terminals of the private devpts instance.
         msgqueue_bytes: POSIX message-queue bytes (``RLIMIT_MSGQUEUE``).
         output_bytes: How much of the end of stdout and of stderr is kept.
         max_output_bytes: stdout + stderr bytes after which the run is killed.
@@ -59,6 +64,7 @@ class SandboxLimits:
     shm_bytes: int = 64 * MIB
     open_files: int = 256
     processes: int = 256
+    inodes: int = 16384
     ptys: int = 16
     msgqueue_bytes: int = 1 * MIB
     output_bytes: int = 64 * 1024
@@ -67,8 +73,12 @@ class SandboxLimits:
     require_isolation: bool = False
 
     def footprint_bytes(self) -> int:
-        """The most host memory one run can hold: memory plus every size-limited tmpfs."""
-        return self.memory_bytes + self.disk_bytes + self.tmp_bytes + self.shm_bytes
+        """The most host memory one run can hold: memory, every size-limited tmpfs and their inodes."""
+        return self.memory_bytes + self.disk_bytes + self.tmp_bytes + self.shm_bytes + self.inode_bytes()
+
+    def inode_bytes(self) -> int:
+        """The most kernel memory the files of the run's three tmpfs mounts can hold."""
+        return 3 * self.inodes * INODE_BYTES
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from physeval.scenes.sandbox.host import RunContext
+    from physeval.scenes.sandbox.context import RunContext
 
 __all__ = [
     "ETC_ENTRIES",
@@ -98,11 +98,12 @@ def mount_plan(python: str) -> MountPlan:
     return MountPlan(binds=tuple(binds), symlinks=tuple(symlinks))
 
 
-def passwd_files(ctx: RunContext) -> tuple[str, str]:
-    """A synthetic ``/etc/passwd`` and ``/etc/group`` naming only the sandbox user (paths in the workdir)."""
+def passwd_files(ctx: RunContext, uid: int, gid: int) -> tuple[str, str]:
+    """A synthetic ``/etc/passwd`` and ``/etc/group`` naming only the sandbox user ``uid``/``gid``
+    (as the program sees its ids; paths in the workdir)."""
     home = ctx.cfg["env"]["HOME"]
-    passwd = ctx.write_file("passwd", f"sandbox:x:{ctx.uid}:{ctx.gid}:physeval sandbox:{home}:/bin/sh\n")
-    group = ctx.write_file("group", f"sandbox:x:{ctx.gid}:\n")
+    passwd = ctx.write_file("passwd", f"sandbox:x:{uid}:{gid}:physeval sandbox:{home}:/bin/sh\n")
+    group = ctx.write_file("group", f"sandbox:x:{gid}:\n")
     return passwd, group
 
 

@@ -21,15 +21,12 @@ The program then runs as a random unprivileged uid with no groups, no capabiliti
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import sys
 from typing import Any
 
 from physeval.scenes.sandbox.backend import Backend, register_backend
-from physeval.scenes.sandbox.host import RunContext, init_interpreter, init_source
-from physeval.scenes.sandbox.limits import SandboxLimits
+from physeval.scenes.sandbox.context import RunContext
 from physeval.scenes.sandbox.mounts import mount_plan, passwd_files
 
 __all__ = ["UNSHARE_FLAGS", "NamespacesBackend"]
@@ -55,13 +52,9 @@ class NamespacesBackend(Backend):
                 False,
                 "not running as root (this backend needs root for its mounts and the uid switch)",
             )
-        try:
-            probe = self.run("pass\n", limits=SandboxLimits(wall_s=30), python=sys.executable)
-        except OSError as exc:
-            return False, f"unshare failed: {exc}"
-        if not probe.ok:
-            detail = probe.setup_error or probe.stderr_tail.strip()[-300:] or f"exit {probe.exit_code}"
-            return False, f"the namespace sandbox did not start: {detail}"
+        failure = self._probe_failure()
+        if failure is not None:
+            return False, f"the namespace sandbox did not start: {failure}"
         return (
             True,
             "unshare --pid --net --mount --ipc --uts --cgroup works; own root, uid switch and limits applied",
@@ -70,34 +63,20 @@ class NamespacesBackend(Backend):
     def command(self, ctx: RunContext) -> list[str]:
         """``unshare ... -- python -I -S -c <init> <cfg>`` with the root spec in ``cfg``."""
         plan = mount_plan(ctx.python)
-        passwd, group = passwd_files(ctx)
+        passwd, group = passwd_files(ctx, ctx.uid, ctx.gid)
         binds = [(src, src, kind) for src, kind in plan.binds]
         binds += [
             (ctx.script, ctx.script, "file"),
             (passwd, "/etc/passwd", "file"),
             (group, "/etc/group", "file"),
         ]
-        lim = ctx.limits
+        ctx.cfg["identity"] = "setuid"
         ctx.cfg["root"] = {
             "path": os.path.join(ctx.workdir, "root"),
             "binds": binds,
             "symlinks": list(plan.symlinks),
-            "ptys": lim.ptys,
-            "tmpfs": [
-                ("/tmp", lim.tmp_bytes, 0o1777, False),
-                ("/dev/shm", lim.shm_bytes, 0o1777, False),
-                (ctx.box, lim.disk_bytes, 0o700, True),
-            ],
         }
-        init = [
-            init_interpreter(),
-            "-I",
-            "-S",
-            "-c",
-            init_source(),
-            json.dumps(ctx.cfg),
-        ]
-        return [shutil.which("unshare") or "unshare", *UNSHARE_FLAGS, "--", *init]
+        return [shutil.which("unshare") or "unshare", *UNSHARE_FLAGS, "--", *ctx.init_command()]
 
     def isolation_report(self) -> dict[str, Any]:
         """What this backend isolates."""

@@ -2,8 +2,9 @@
 
 :func:`check_properties` runs a probe program through the backend and compares what it sees
 with the host: each property (network, IPC, PID, UTS, mounts visible, memory accounting, pty,
-``/dev/shm``) is ``on`` (isolated) or ``off`` with the evidence. Nothing is taken from the
-backend's description; a backend that claims more than it does shows ``off`` here.
+the pty cap, the inode limits, the seccomp refusals, ``/dev/shm``) is ``on`` (isolated) or
+``off`` with the evidence. Nothing is taken from the backend's description; a backend that
+claims more than it does shows ``off`` here.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from physeval.scenes.sandbox.backend import (
     get_backend,
 )
 from physeval.scenes.sandbox.cgroup import cgroup_support
-from physeval.scenes.sandbox.limits import SandboxLimits, SandboxUnavailable
+from physeval.scenes.sandbox.limits import INODE_BYTES, SandboxLimits, SandboxUnavailable
 from physeval.scenes.sandbox.mounts import mount_plan
+from physeval.scenes.sandbox.seccomp import RULES, compile_filter, describe
 
 __all__ = ["check_properties", "isolation_report", "missing_packages"]
 
@@ -66,11 +68,34 @@ def dev(path):
     except OSError:
         return None
 out["pts_dev"], out["shm_dev"] = dev("/dev/pts"), dev("/dev/shm")
+held = []
 try:
-    a, b = os.openpty()
-    out["pty"] = True
+    for _ in range(host["ptys"] + 1):
+        held.append(os.openpty())
 except OSError:
-    out["pty"] = False
+    pass
+out["pty"], out["ptys_opened"] = bool(held), len(held)
+for pair in held:
+    for fd in pair:
+        os.close(fd)
+out["inodes"] = {}
+for path in ("/tmp", "/dev/shm", os.getcwd()):
+    try:
+        out["inodes"][path] = os.statvfs(path).f_files
+    except OSError:
+        out["inodes"][path] = None
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+refused = {}
+# a pid that does not exist: ESRCH unless the filter refuses the call (EPERM)
+refused["ptrace"] = libc.ptrace(16, 0x7FFFFFFF, 0, 0) == -1 and ctypes.get_errno() == 1
+try:
+    socket.socket(40, socket.SOCK_STREAM).close()
+    refused["AF_VSOCK"] = False
+except OSError as exc:
+    refused["AF_VSOCK"] = exc.errno == 97
+refused["unshare"] = libc.unshare(0x10000000) == -1 and ctypes.get_errno() == 1
+out["refused"] = refused
 print(json.dumps(out))
 """
 _NS = ("net", "ipc", "pid", "uts", "cgroup", "mnt")
@@ -100,13 +125,10 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
         package = Path(physeval.__file__).resolve().parent
         paths = [planted, str(package / "__init__.py"), str(package / "scenes" / "bank" / "mechanics.yaml")]
         dirs = sorted({os.getcwd(), os.path.expanduser("~")})
-        host = {"ns": _NS, "port": tcp.getsockname()[1], "unix": sock_path, "paths": paths, "dirs": dirs}
-        result = backend.run(
-            _PROBE,
-            args=[json.dumps(host)],
-            limits=SandboxLimits(wall_s=30),
-            python=python,
-        )
+        limits = SandboxLimits(wall_s=120)
+        host = {"ns": _NS, "port": tcp.getsockname()[1], "unix": sock_path, "paths": paths, "dirs": dirs,
+                "ptys": limits.ptys}
+        result = backend.run(_PROBE, args=[json.dumps(host)], limits=limits, python=python)
     finally:
         unix.close()
         tcp.close()
@@ -148,6 +170,20 @@ def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]
             seen["pts_dev"] != _dev("/dev/pts"),
             ("private devpts" if seen["pts_dev"] != _dev("/dev/pts") else "the host's devpts")
             + f"; openpty works: {seen['pty']}",
+        ),
+        "pty_cap": _state(
+            seen["ptys_opened"] <= limits.ptys,
+            f"{seen['ptys_opened']} of {limits.ptys + 1} ptys opened (cap {limits.ptys})",
+        ),
+        "inode_limits": _state(
+            all(n is not None and n <= limits.inodes for n in seen["inodes"].values()),
+            "inodes per tmpfs: " + ", ".join(f"{k} {v}" for k, v in seen["inodes"].items())
+            + f" (limit {limits.inodes}; each costs up to {INODE_BYTES} B of kernel memory)",
+        ),
+        "seccomp": _state(
+            all(seen["refused"].values()),
+            "refused: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in seen["refused"].items())
+            + f" (of the {len(RULES)} rules listed under 'seccomp')",
         ),
         "dev_shm": _state(
             seen["shm_dev"] != _dev("/dev/shm"),
@@ -242,6 +278,15 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
     ]
     report["python"] = python
     report["missing_packages"] = missing
+    if backend.isolating:
+        watched = not support.available
+        report["seccomp"] = describe(memfd=watched) if compile_filter(memfd=watched) else []
+        if not report["seccomp"]:
+            warnings_.append("no seccomp filter on this machine architecture")
+        limits = SandboxLimits()
+        report["inode_limit"] = (f"{limits.inodes} files per tmpfs (/tmp, /dev/shm, working directory): at most "
+                                 f"{limits.inode_bytes() >> 20} MiB of kernel memory, counted in the memory budget")
+        report["pty_cap"] = f"{limits.ptys} ptys (private devpts, max={limits.ptys})"
     if probe:
         report["properties"] = check_properties(backend, python)
         off = [k for k, v in report["properties"].items() if v["state"] == "off"]

@@ -10,13 +10,12 @@ you accept the risk.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from typing import Any
 
 from physeval.scenes.sandbox.backend import Backend, register_backend
-from physeval.scenes.sandbox.host import RunContext, init_interpreter, init_source
+from physeval.scenes.sandbox.context import RunContext
 
 __all__ = ["NoneBackend"]
 
@@ -40,14 +39,7 @@ class NoneBackend(Backend):
         """The init run directly on the host; the working directory is a host directory."""
         warnings.warn(WARNING, RuntimeWarning, stacklevel=2)
         os.mkdir(ctx.box, 0o700)
-        return [
-            init_interpreter(),
-            "-I",
-            "-S",
-            "-c",
-            init_source(),
-            json.dumps(ctx.cfg),
-        ]
+        return ctx.init_command()
 
     def isolation_report(self) -> dict[str, Any]:
         """What this backend isolates: nothing."""
