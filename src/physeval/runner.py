@@ -36,8 +36,9 @@ from physeval.tasks.base import GradeContext, Task
 __all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row",
            "REGRADABLE_ERRORS", "CIRCUIT_ERRORS"]
 
-REGRADABLE_ERRORS = frozenset({"grader", "judge"})
-"""Error kinds of rows whose completion is stored: they are graded again, never generated again."""
+REGRADABLE_ERRORS = frozenset({"grader", "judge", "sandbox"})
+"""Error kinds of rows whose completion is stored: they are graded again, never generated again
+(``sandbox``: the render's infrastructure failed, the model's answer is kept and rendered again)."""
 
 CIRCUIT_ERRORS = frozenset({"grader"})
 """Error kinds that do *not* count towards the circuit breaker (one hostile answer is not an outage)."""

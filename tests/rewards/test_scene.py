@@ -112,3 +112,23 @@ def test_unknown_scene_is_not_scored_and_bank_ids_resolve(executor: LocalExecuto
                           options=SceneRewardOptions(render_timeout=3.0), judges=[judge], executor=executor)
     assert results[0].reward is None and results[0].outcome == "no_reference"
     assert results[1].reward == 0.0 and len(results[1].explanation["per_question"]) == 6
+
+
+KILLS_ITS_SUPERVISION = """\
+import os, signal
+os.kill(os.getppid(), signal.SIGKILL)  # its parent, then everything it can see
+for sig in (signal.SIGSTOP, signal.SIGKILL):
+    try:
+        os.kill(-1, sig)
+    except ProcessLookupError:
+        pass
+"""
+
+
+def test_a_program_that_kills_its_supervisor_earns_zero_with_every_label_false(executor: LocalExecutor) -> None:
+    judge = ScriptedModel(judge_script(True), name="always-yes")
+    (result,) = _score([fenced(KILLS_ITS_SUPERVISION)], [judge], executor)
+    assert result.reward == 0.0  # its own failure: a zero, never None ("not measured")
+    assert result.outcome in ("executable", "error") and "sandbox" not in result.reason
+    assert result.explanation["per_question"] == dict.fromkeys(KEYS, False)
+    assert judge.requests == []

@@ -144,7 +144,8 @@ def test_a_text_mode_run_records_the_lock_hash_in_its_summary(locked_venv: Path,
 
     digest = file_sha256(lock_path_for(locked_venv))
     assert summary["provenance"]["sandbox"] == {"python": str(locked_venv / "bin" / "python"),
-                                                "lock_file": str(lock_path_for(locked_venv)), "sha256": digest}
+                                                "lock_file": str(lock_path_for(locked_venv)), "sha256": digest,
+                                                "verified": None}  # text mode renders nothing: nothing checked
     assert summary["config"]["task"]["sandbox_lock_sha256"] == digest
     assert summary["metrics"]["accuracy"]["value"] == 1.0  # both layouts graded in text mode too
 

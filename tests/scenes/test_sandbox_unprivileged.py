@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+import physeval
+
 SUITES = ["test_sandbox.py", "test_sandbox_hostile.py", "test_sandbox_supervision.py", "test_render_hostile_video.py"]
 NESTED = "PHYSEVAL_TEST_UNPRIVILEGED"
 USER = "physeval-h3-test"
@@ -92,6 +94,7 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
         steps.append("mount -t tmpfs -o mode=0755,size=1m tmpfs /root")
         for i, prefix in enumerate(_interpreter_prefix_under_root()):
             steps.append(f"mkdir -p '{prefix}' && mount --move '{tmp_path / f'stage{i}'}' '{prefix}'")
+    source = Path(physeval.__file__).resolve().parents[1]  # the ordinary user tests this very source tree
     pytest_cmd = [
         sys.executable,
         "-m",
@@ -105,7 +108,7 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
     ]
     steps.append(
         f"exec setpriv --reuid={ordinary_user} --regid={ordinary_user} --clear-groups "
-        f"env -i PATH=/usr/local/bin:/usr/bin:/bin HOME={home} TMPDIR={work} {NESTED}=1 "
+        f"env -i PATH=/usr/local/bin:/usr/bin:/bin HOME={home} TMPDIR={work} {NESTED}=1 PYTHONPATH={source} "
         + " ".join(f"'{a}'" for a in pytest_cmd)
     )
     proc = subprocess.run(

@@ -167,6 +167,8 @@ def render_program(
         )
     except SandboxUnavailable as exc:
         return Render(stage="sandbox_error", reason=str(exc))
+    except OSError as exc:  # the sandbox's own binary or files could not be started: the host's fault
+        return Render(stage="sandbox_error", reason=f"the sandbox could not start: {type(exc).__name__}: {exc}")
     video_path = result.files.get(video_name)
     base = _base_fields(result, video_path)
     stage, reason = _program_stage(result, limits)

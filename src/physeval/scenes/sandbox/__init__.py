@@ -32,10 +32,7 @@ The threat model and the layers, shared by every isolating backend:
 from __future__ import annotations
 
 import os
-import subprocess
-import venv
 from collections.abc import Sequence
-from pathlib import Path
 
 from physeval.scenes.sandbox import bwrap as _bwrap  # noqa: F401  (registers the backend)
 from physeval.scenes.sandbox import namespaces as _namespaces  # noqa: F401
@@ -49,6 +46,12 @@ from physeval.scenes.sandbox.backend import (
     register_backend,
 )
 from physeval.scenes.sandbox.budget import MemoryBudget, default_budget
+from physeval.scenes.sandbox.environment import (
+    SANDBOX_PACKAGES,
+    EnvironmentCheck,
+    SandboxEnvironmentError,
+    verify_environment,
+)
 from physeval.scenes.sandbox.interpreter import default_sandbox_python, sandbox_venv_path
 from physeval.scenes.sandbox.limits import (
     SandboxLimits,
@@ -56,12 +59,15 @@ from physeval.scenes.sandbox.limits import (
     SandboxUnavailable,
 )
 from physeval.scenes.sandbox.report import check_properties, isolation_report
+from physeval.scenes.sandbox.setup import setup_sandbox_env
 
 __all__ = [
     "AUTO",
     "SANDBOX_PACKAGES",
     "Backend",
+    "EnvironmentCheck",
     "MemoryBudget",
+    "SandboxEnvironmentError",
     "SandboxLimits",
     "SandboxResult",
     "SandboxUnavailable",
@@ -76,19 +82,8 @@ __all__ = [
     "run_sandboxed",
     "sandbox_venv_path",
     "setup_sandbox_env",
+    "verify_environment",
 ]
-
-SANDBOX_PACKAGES: tuple[str, ...] = (
-    "numpy",
-    "matplotlib",
-    "opencv-python-headless",
-    "imageio",
-    "imageio-ffmpeg",
-    "av",
-    "scipy",
-)
-"""The exact libraries of the sandbox interpreter (and what the scene prompt promises)."""
-
 
 def run_sandboxed(
     code: str,
@@ -131,40 +126,3 @@ def run_sandboxed(
         collect_dir=collect_dir,
         budget=budget,
     )
-
-
-def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:
-    """Create a venv at ``path`` holding exactly :data:`SANDBOX_PACKAGES`; return its python.
-
-    Installs from the configured package index with pip (network needed, once). The venv's
-    directories are made world-readable so the sandbox's unprivileged uid can use them. Then
-    writes the lock file beside the venv (:func:`physeval.scenes.sandbox.lock.write_lock`: the
-    exact versions installed), whose SHA-256 every scene run records.
-    """
-    root = Path(path).resolve()
-    venv.EnvBuilder(with_pip=True, clear=False, symlinks=True).create(root)
-    py = root / "bin" / "python"
-    subprocess.run(
-        [
-            str(py),
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "--no-input",
-            *SANDBOX_PACKAGES,
-        ],
-        check=True,
-    )
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames:
-            p = os.path.join(dirpath, name)
-            os.chmod(p, os.stat(p).st_mode | 0o055)
-        for name in filenames:
-            p = os.path.join(dirpath, name)
-            if not os.path.islink(p):
-                os.chmod(p, os.stat(p).st_mode | 0o044)
-    from physeval.scenes.sandbox.lock import write_lock
-
-    write_lock(py, root)
-    return py

@@ -22,8 +22,14 @@ LOCK_SUFFIX = ".lock.txt"
 
 
 def lock_path_for(venv_root: str | os.PathLike[str]) -> Path:
-    """Where the lock file of the venv at ``venv_root`` lives: beside it, ``<name>.lock.txt``."""
+    """Where the lock file of the venv at ``venv_root`` lives: beside it, ``<name>.lock.txt``.
+
+    A ``venv_root`` that is a symlink (``physeval sandbox setup`` makes one, see :mod:`.setup`) is
+    followed: the lock lies beside the build it points at, so the two switch together.
+    """
     root = Path(venv_root).absolute()
+    if root.is_symlink():
+        root = root.resolve()
     return root.with_name(root.name + LOCK_SUFFIX)
 
 

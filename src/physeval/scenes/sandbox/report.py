@@ -298,15 +298,9 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
 
 def missing_packages(python: str) -> list[str]:
     """Which of the sandbox's promised libraries ``python`` cannot import."""
-    modules = {
-        "numpy": "numpy",
-        "matplotlib": "matplotlib",
-        "opencv-python-headless": "cv2",
-        "imageio": "imageio",
-        "imageio-ffmpeg": "imageio_ffmpeg",
-        "av": "av",
-        "scipy": "scipy",
-    }
+    from physeval.scenes.sandbox.environment import SANDBOX_MODULES
+
+    modules = dict(SANDBOX_MODULES)
     probe = (
         "import importlib.util, json, sys; "
         f"print(json.dumps([p for p, m in {modules!r}.items() if importlib.util.find_spec(m) is None]))"

@@ -101,6 +101,7 @@ class SceneTask(Task):
         self._judges: list[Any] | None = None
         self._judges_lock = threading.Lock()  # judges and the render pool are each built once, even from threads
         self._pool_lock = threading.Lock()
+        self._environment: dict[str, Any] | None = None  # what the preflight verified
 
     # -- prompt ---------------------------------------------------------------------------
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
@@ -127,15 +128,18 @@ class SceneTask(Task):
         return self._judges
 
     async def preflight(self) -> None:
-        """Check the sandbox and every judge before the first sample.
+        """Check the sandbox, its environment and every judge before the first sample.
 
-        No isolating sandbox (and ``none`` not asked for) is a user error before any request;
-        a dead judge stops the run at once.
+        No isolating sandbox (and ``none`` not asked for) is a user error before any request; so
+        is a sandbox interpreter that lacks a package or disagrees with its lock file (the message
+        names ``physeval sandbox setup``); a dead judge stops the run at once.
         """
         if self.judge_mode != "text":  # text mode renders nothing
-            from physeval.scenes.sandbox import choose_backend
+            from physeval.scenes.sandbox import choose_backend, verify_environment
 
             choose_backend(self.opts.sandbox)  # SandboxUnavailable (a UserError) names every backend's reason
+            # its lock file's packages import inside the sandbox, or SandboxEnvironmentError names the fix
+            self._environment = verify_environment(sandbox=self.opts.sandbox).to_dict()
         for judge in self.judges():
             check = getattr(judge, "preflight", None)
             if check is not None:
@@ -235,8 +239,9 @@ class SceneTask(Task):
         return sandbox_lock()
 
     def provenance(self) -> dict[str, Any]:
-        """Extra provenance for ``summary.json``: the render interpreter and its lock file's hash."""
-        return {"sandbox": self.sandbox_lock()}
+        """Extra provenance for ``summary.json``: the render interpreter, its lock file's hash and what
+        the preflight verified of it (``verified``: ``None`` when no preflight ran in this process)."""
+        return {"sandbox": {**self.sandbox_lock(), "verified": self._environment}}
 
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
