@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from analysis.rows import row
-from physeval.analysis.lengths import response_lengths
+from physeval.analysis.lengths import estimated_reasoning_tokens, response_lengths
 from physeval.analysis.outcomes import outcome_breakdown, sample_reason
+from physeval.store import SampleRow
 
 
 def test_every_sample_gets_one_reason() -> None:
@@ -45,3 +46,31 @@ def test_lengths_and_accuracy_by_length() -> None:
 def test_equal_lengths_stay_in_one_bin() -> None:
     rows = [row(str(i), i % 2 == 0, tokens=t) for i, t in enumerate([5, 5, 5, 9])]
     assert [(b.low, b.high, b.n) for b in response_lengths(rows, bins=2).accuracy_by_length] == [(5, 5, 3), (9, 9, 1)]
+
+
+def _reasoning_row(pid: str, *, reasoning: str, completion: str, usage: dict) -> SampleRow:  # type: ignore[type-arg]
+    r = row(pid, True)
+    return SampleRow(**{**r.__dict__, "reasoning": reasoning, "completion": completion, "usage": usage})
+
+
+def test_reasoning_the_server_did_not_count_is_estimated_from_its_text_never_zero() -> None:
+    # 3000 characters of reasoning and 1000 of answer in a 1200-token completion: by proportion
+    # 900 reasoning tokens and 300 answer tokens. Without a completion count: 3000 / 4 = 750.
+    with_count = _reasoning_row("1", reasoning="r" * 3000, completion="a" * 1000,
+                                usage={"completion_tokens": 1200})
+    zero_reported = _reasoning_row("2", reasoning="r" * 3000, completion="a" * 1000,
+                                   usage={"completion_tokens": 1200, "reasoning_tokens": 0})
+    no_count = _reasoning_row("3", reasoning="r" * 3000, completion="a" * 1000, usage={})
+    assert estimated_reasoning_tokens(with_count) == 900 and estimated_reasoning_tokens(no_count) == 750
+    lengths = response_lengths([with_count, zero_reported, no_count], "m")
+    assert lengths.reasoning is not None and lengths.reasoning.values == (900, 900, 750)
+    assert lengths.answer is not None and lengths.answer.values == (300, 300)  # Fig. 7's split
+    assert lengths.reasoning_source == "estimated" and lengths.reasoning_estimated == 3
+    assert "estimated from the stored reasoning text" in lengths.reasoning_label
+    reported = _reasoning_row("4", reasoning="r" * 10, completion="a", usage={"completion_tokens": 50,
+                                                                              "reasoning_tokens": 40})
+    mixed = response_lengths([reported, with_count], "m")
+    assert mixed.reasoning.values == (40, 900) and mixed.reasoning_source == "reported and estimated"  # type: ignore[union-attr]
+    assert mixed.answer.values == (10, 300)  # type: ignore[union-attr]
+    plain = response_lengths([row("5", True, tokens=80)], "m")  # no reasoning anywhere: none, not 0
+    assert plain.reasoning is None and plain.answer is None and plain.reasoning_source == "none"

@@ -65,7 +65,7 @@ def test_report_of_several_runs_writes_the_multi_run_report(run_dir: Path, tmp_p
     out = tmp_path / "all.html"
     assert main(["report", str(run_dir), str(run_dir), "--html", str(out)]) == 0
     page = out.read_text()
-    assert "data-report='multi'" in page and "ABench-Physics" in page and "class='paired'" in page
+    assert "data-report='multi'" in page and "(ABench Table 2 columns)" in page and "class='paired'" in page
     _no_network(page)
     assert write_multi_report([run_dir], tmp_path / "one.html").is_file()
 

@@ -180,7 +180,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                        f"`physeval run --resume {escape(str(run_dir))}`")
         return EXIT_INTERRUPTED
     _print_outcome(summary)
-    _print_tokens(summary, config)
+    _print_tokens(summary, config, run_dir)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
                    f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
     if getattr(args, "wandb", None) or getattr(args, "tensorboard", None):
@@ -201,17 +201,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_tokens(summary: dict[str, Any], config: Any) -> None:
-    """Token totals of the run, and its cost when prices were given."""
+def _print_tokens(summary: dict[str, Any], config: Any, run_dir: Any = None) -> None:
+    """Token totals of the run, and its cost when prices were given. Reasoning the server did
+    not count is estimated from the stored reasoning text and marked so, never shown as 0."""
     tokens = (summary.get("provenance") or {}).get("tokens") or {}
     if not tokens:
         return
     line = (f"tokens: {tokens.get('prompt_tokens', 0):,} prompt, {tokens.get('completion_tokens', 0):,} completion "
-            f"({tokens.get('reasoning_tokens', 0):,} reasoning)")
+            f"({_reasoning_text(tokens, run_dir)})")
     cost = summary.get("cost")
     if cost:
         line += f"; cost ${cost['total_usd']:.4f} (${cost['price_in']}/M in, ${cost['price_out']}/M out)"
     _console.print(line)
+
+
+def _reasoning_text(tokens: dict[str, Any], run_dir: Any) -> str:
+    """``1,234 reasoning``, ``~9,876 reasoning, estimated from the reasoning text`` or ``no reasoning``."""
+    reported = int(tokens.get("reasoning_tokens") or 0)
+    if reported or run_dir is None:
+        return f"{reported:,} reasoning"
+    from physeval.analysis.lengths import estimated_reasoning_tokens
+    from physeval.store import RunStore
+
+    if not RunStore.exists(run_dir):
+        return "0 reasoning"
+    with RunStore(run_dir) as store:
+        estimates = [n for r in store.rows() if (n := estimated_reasoning_tokens(r)) is not None]
+    if not estimates:
+        return "no reasoning"
+    return f"~{sum(estimates):,} reasoning, estimated from the reasoning text of {len(estimates)} samples"
 
 
 def _print_outcome(summary: dict[str, Any]) -> None:

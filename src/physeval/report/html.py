@@ -263,16 +263,30 @@ def _outcome_section(breakdowns: Sequence[Any]) -> str:
 def _length_section(lengths: Sequence[Any]) -> str:
     completion = [(s.label, s.completion.values if s.completion else ()) for s in lengths]
     reasoning = [(s.label, s.reasoning.values if s.reasoning else ()) for s in lengths]
+    answer = [(s.label, s.answer.values if s.answer else ()) for s in lengths]
+
+    def mean(d: Any) -> str:
+        return f"{d.mean:.0f} <span class='n'>(n={d.n})</span>" if d else "-"
+
     rows = "".join(f"<tr><td>{_e(s.label)}</td><td class='num'>{s.completion.n}</td>"
                    f"<td class='num'>{s.completion.mean:.0f}</td><td class='num'>{s.completion.median:.0f}</td>"
-                   f"<td class='num'>{s.completion.p90:.0f}</td><td class='num'>{s.cut_off}</td></tr>"
+                   f"<td class='num'>{s.completion.p90:.0f}</td><td class='num'>{mean(s.reasoning)}"
+                   f"{' <span class=n>est.</span>' if 'estimated' in s.reasoning_source else ''}</td>"
+                   f"<td class='num'>{mean(s.answer)}</td><td class='num'>{s.cut_off}</td></tr>"
                    for s in lengths if s.completion)
-    table = ("<table><tr><th>model</th><th>n</th><th>mean</th><th>median</th><th>90th pct</th><th>cut off</th></tr>"
-             f"{rows}</table>") if rows else "<p class='note'>no token counts in the rows' usage</p>"
-    no_reasoning = "" if any(v for _, v in reasoning) else "<p class='note'>no reasoning token counts reported</p>"
-    return (_img(plots.length_histogram(completion, "completion tokens"), "completion tokens", "completion-tokens")
-            + _img(plots.length_histogram(reasoning, "reasoning tokens"), "reasoning tokens", "reasoning-tokens")
-            + no_reasoning + table
+    table = ("<div class='scroll'><table class='lengths'><tr><th>model</th><th>n</th><th>mean</th><th>median</th>"
+             "<th>90th pct</th><th>reasoning mean</th><th>answer mean</th><th>cut off</th></tr>"
+             f"{rows}</table></div>") if rows else "<p class='note'>no token counts in the rows' usage</p>"
+    sources = sorted({s.reasoning_label for s in lengths if s.reasoning})
+    label = sources[0] if len(sources) == 1 else "reasoning tokens (" + "; ".join(sources) + ")"
+    no_reasoning = ("" if any(v for _, v in reasoning) else
+                    "<p class='note'>no reasoning counts and no stored reasoning text</p>")
+    return (table + _img(plots.length_histogram(completion, "completion tokens"), "completion tokens",
+                         "completion-tokens")
+            + _img(plots.length_histogram(reasoning, label), label, "reasoning-tokens")
+            + _img(plots.length_histogram(answer, "answer tokens (completion minus reasoning)"),
+                   "answer tokens (completion minus reasoning; SimuScene Fig. 7's split)", "answer-tokens")
+            + no_reasoning
             + _img(plots.accuracy_by_length(lengths), "accuracy by completion length", "accuracy-by-length"))
 
 

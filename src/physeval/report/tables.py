@@ -66,18 +66,23 @@ def scaling_table(curves: Sequence[Any]) -> Table:
 
 
 def lengths_table(lengths: Sequence[Any]) -> Table:
-    """Completion (and reasoning) token distributions and accuracy per length bin, per model."""
-    table = Table(title="response lengths (SimuScene Fig. 7)")
-    for column in ("model", "n", "completion mean", "median", "p90", "reasoning mean", "cut off",
+    """Completion tokens and their split into reasoning and answer (SimuScene Fig. 7), and
+    accuracy per length bin, per model; estimated reasoning counts are marked "est."."""
+    table = Table(title="response lengths (SimuScene Fig. 7)",
+                  caption="reasoning est.: estimated from the stored reasoning text where the server sent no count")
+    for column in ("model", "n", "completion mean", "median", "p90", "reasoning mean", "answer mean", "cut off",
                    "accuracy by length (tokens: accuracy, n)"):
         table.add_column(column, justify="left" if column in ("model", "accuracy by length (tokens: accuracy, n)")
-                         else "right")
+                         else "right", overflow="fold")
     for s in lengths:
-        completion, reasoning = s.completion, s.reasoning
+        completion, reasoning, answer = s.completion, s.reasoning, s.answer
         bins = "; ".join(f"{b.low}-{b.high}: {b.accuracy:.2f} (n={b.n})" for b in s.accuracy_by_length)
+        mark = {"estimated": ", est.", "reported and estimated": f", {s.reasoning_estimated} est."}.get(
+            s.reasoning_source, "")
         table.add_row(escape(s.label), str(completion.n if completion else 0),
                       f"{completion.mean:.0f}" if completion else "-",
                       f"{completion.median:.0f}" if completion else "-",
                       f"{completion.p90:.0f}" if completion else "-",
-                      f"{reasoning.mean:.0f} (n={reasoning.n})" if reasoning else "-", str(s.cut_off), bins or "-")
+                      f"{reasoning.mean:.0f} (n={reasoning.n}{mark})" if reasoning else "-",
+                      f"{answer.mean:.0f} (n={answer.n})" if answer else "-", str(s.cut_off), bins or "-")
     return table
