@@ -48,6 +48,10 @@ def test_rank_changes_and_efficiency_per_setting(tmp_path: Path) -> None:
         # per problem the EED difference is exactly 100x the accuracy difference: efficiency 1
         [(a, b, n, efficiency)] = result.efficiency
         assert (a, b, n) == ("strong", "half", 4) and efficiency == pytest.approx(1.0)
+        # Table 6: EED differences (0, 100, 0, 100); of the 2^2 sign patterns of the two non-zero ones,
+        # two reach |sum| = 200 (p = 1/2) and confidence = P(S < 200) + P(S = 200) / 2 = 3/4 + 1/8
+        [(a, b, confidence, p)] = result.confidence
+        assert (a, b, p) == ("strong", "half", 0.5) and confidence == pytest.approx(0.875)
 
 
 def test_robustness_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -56,5 +60,15 @@ def test_robustness_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixtur
     strong = _run(tmp_path, "strong", {0, 1, 2, 3})
     half = _run(tmp_path, "half", {1})
     assert main(["stats", "robustness", str(strong), str(half)]) == EXIT_OK
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "no subtree discount" in out and "baseline 50" in out
+    assert "PHYBench Table 6" in " ".join(out.split()) and "strong > half" in out
+    assert "setting 6/6 (no subtree discount): run 2/2 (half) rescored" in " ".join(captured.err.split())
+
+
+def test_stats_robustness_has_its_own_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["stats", "robustness", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Rescore every symbolic sample" in out and "Table 6" in out

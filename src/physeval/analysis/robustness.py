@@ -6,17 +6,24 @@ slopes, subtree discounting off) every graded symbolic sample is rescored with
 usual one (samples of an item, then the item's variants, then problems). Each setting reports
 the runs' mean EED and rank, how many runs changed rank against the published setting, and, for
 every pair of runs, the sample efficiency of EED over accuracy, (t_EED / t_acc)^2 with paired t
-statistics over the shared problems (:func:`physeval.stats.paired_t`).
+statistics over the shared problems (:func:`physeval.stats.paired_t`), and PHYBench's Table 6:
+the confidence that run A's EED beats run B's under that setting, with the two-sided p-value,
+from the exact (or seeded Monte Carlo) sign-flip test of the per-problem EED differences
+(:func:`physeval.analysis.paired.sign_flip_test`, the test ``physeval compare`` uses).
+
+Rescoring is the slow part (every sample, every setting); ``progress`` is told after each run
+of each setting, so a caller can show how far it got.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+from physeval.analysis.paired import sign_flip_test
 from physeval.errors import UserError
 from physeval.grading.eed import PUBLISHED, EEDScoring, eed
 from physeval.stats import paired_t
@@ -37,12 +44,14 @@ DEFAULT_SETTINGS: dict[str, EEDScoring] = {
 @dataclass(frozen=True)
 class SettingResult:
     """One scoring setting: per run (label, mean EED over problems, rank), the rank changes against
-    the published setting, and per pair of runs (label A, label B, problems, efficiency)."""
+    the published setting, per pair of runs (label A, label B, problems, efficiency), and per pair
+    (label A, label B, confidence that A's EED is higher, two-sided p) from the sign-flip test."""
 
     setting: str
     runs: tuple[tuple[str, float, int], ...]
     rank_changes: int
     efficiency: tuple[tuple[str, str, int, float], ...]
+    confidence: tuple[tuple[str, str, float, float], ...] = ()
 
 
 def _references(run_dir: Path) -> dict[tuple[str, str], str]:
@@ -88,8 +97,10 @@ def _ranks(means: Sequence[float]) -> list[int]:
 
 
 def metric_robustness(run_dirs: Sequence[str | Path], settings: Mapping[str, EEDScoring] | None = None,
-                      labels: Sequence[str] | None = None) -> list[SettingResult]:
-    """:class:`SettingResult` per setting (the published one first) for runs of one symbolic task."""
+                      labels: Sequence[str] | None = None,
+                      progress: Callable[[str], None] | None = None) -> list[SettingResult]:
+    """:class:`SettingResult` per setting (the published one first) for runs of one symbolic task;
+    ``progress`` gets a line after each run of each setting is rescored."""
     paths = [Path(d) for d in run_dirs]
     if len(paths) < 2:
         raise UserError("metric robustness compares at least two runs")
@@ -99,21 +110,30 @@ def metric_robustness(run_dirs: Sequence[str | Path], settings: Mapping[str, EED
     references = [_references(p) for p in paths]
     results: list[SettingResult] = []
     published_ranks: list[int] = []
-    for setting, scoring in chosen.items():
-        per = [_per_problem(p, scoring, refs) for p, refs in zip(paths, references)]
+    for number, (setting, scoring) in enumerate(chosen.items(), start=1):
+        per = []
+        for index, (p, refs) in enumerate(zip(paths, references), start=1):
+            per.append(_per_problem(p, scoring, refs))
+            if progress is not None:
+                progress(f"setting {number}/{len(chosen)} ({setting}): run {index}/{len(paths)} ({names[index - 1]}) "
+                         "rescored")
         means = [sum(s for _, s in d.values()) / len(d) if d else math.nan for d in per]
         ranks = _ranks(means)
         if not published_ranks:
             published_ranks = ranks
         pairs = []
+        confidence = []
         for i, j in combinations(range(len(paths)), 2):
             shared = sorted(set(per[i]) & set(per[j]))
             t_acc = paired_t([per[i][p][0] - per[j][p][0] for p in shared])
-            t_eed = paired_t([per[i][p][1] - per[j][p][1] for p in shared])
+            eed_diffs = [per[i][p][1] - per[j][p][1] for p in shared]
+            t_eed = paired_t(eed_diffs)
             ok = t_acc and math.isfinite(t_acc) and math.isfinite(t_eed)
             pairs.append((names[i], names[j], len(shared), (t_eed / t_acc) ** 2 if ok else math.nan))
+            test = sign_flip_test(eed_diffs)
+            confidence.append((names[i], names[j], test.confidence, test.p_value))
         changes = sum(1 for a, b in zip(ranks, published_ranks) if a != b)
         results.append(SettingResult(setting, tuple((n, m, r) for n, m, r in zip(names, means, ranks)), changes,
-                                     tuple(pairs)))
+                                     tuple(pairs), tuple(confidence)))
     return results
 

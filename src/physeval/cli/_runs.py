@@ -66,11 +66,19 @@ def _add_analysis_commands(sub: Any) -> None:
                            description="sample-efficiency: how much better a partial-credit score (EED) "
                                        "separates models than accuracy, per pair of runs on the same problems; "
                                        "robustness: EED recomputed with other baseline scores, penalty slopes and "
-                                       "subtree discounting off, with rank changes and sample efficiency per "
-                                       "setting (PHYBench C.2).")
-    stats.add_argument("analysis", choices=["sample-efficiency", "robustness"])
-    stats.add_argument("run_dirs", nargs="+")
-    stats.set_defaults(func=_cmd_stats)
+                                       "subtree discounting off, with rank changes, sample efficiency and pairwise "
+                                       "confidence per setting (PHYBench C.2 and Table 6).")
+    analyses = stats.add_subparsers(dest="analysis", metavar="ANALYSIS", required=True)
+    for name, text in (("sample-efficiency", "Per pair of runs on the same problems: accuracy and score "
+                                             "differences, paired t statistics and (t_score / t_accuracy)^2."),
+                       ("robustness", "Rescore every symbolic sample under other EED constants (baseline 50 "
+                                      "and 70, penalty slopes 0.4 and 0.8, no subtree discount): mean EED and rank "
+                                      "per run, rank changes, sample efficiency and, per pair, the confidence "
+                                      "that A's EED beats B's (sign-flip test; PHYBench Table 6). Progress goes "
+                                      "to stderr; rescoring takes about a fifth of a second a sample a setting.")):
+        parser = analyses.add_parser(name, help=text.split(":")[0].split(".")[0], description=text)
+        parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+        parser.set_defaults(func=_cmd_stats)
 
 
 def _add_leaderboard_command(sub: Any) -> None:
@@ -233,14 +241,28 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 def _print_robustness(run_dirs: list[str]) -> int:
     from rich.table import Table
 
+    from physeval.analysis.paired import p_text
     from physeval.analysis.robustness import metric_robustness
 
+    def progress(line: str) -> None:
+        _console.print(f"robustness: {escape(line)}", highlight=False)
+
+    results = metric_robustness(run_dirs, progress=progress)
     table = Table(title="EED robustness (PHYBench C.2): mean EED and rank per run, efficiency over accuracy per pair")
     for column in ("setting", "runs: mean EED (rank)", "rank changes", "pairs: (t_EED / t_acc)^2"):
-        table.add_column(column)
-    for result in metric_robustness(run_dirs):
+        table.add_column(column, overflow="fold")
+    for result in results:
         runs = "; ".join(f"{escape(name)} {mean:.1f} ({rank})" for name, mean, rank in result.runs)
         pairs = "; ".join(f"{escape(a)}-{escape(b)} {eff:.2f} (n={n})" for a, b, n, eff in result.efficiency)
         table.add_row(result.setting, runs, str(result.rank_changes), pairs)
     Console().print(table)
+    confidence = Table(title="pairwise confidence that A's EED beats B's, per setting (PHYBench Table 6; "
+                             "sign-flip test over problems)")
+    confidence.add_column("setting", overflow="fold")
+    pairs_seen = [(a, b) for a, b, _, _ in results[0].confidence] if results else []
+    for a, b in pairs_seen:
+        confidence.add_column(f"{escape(a)} > {escape(b)}", justify="right", overflow="fold")
+    for result in results:
+        confidence.add_row(result.setting, *(f"{100 * c:.1f}% (p={p_text(p)})" for _, _, c, p in result.confidence))
+    Console().print(confidence)
     return 0
