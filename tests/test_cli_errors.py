@@ -77,8 +77,8 @@ def test_an_internal_bug_prints_its_traceback_and_asks_for_a_report(monkeypatch:
 
 
 def _parser_with(build, func):  # type: ignore[no-untyped-def]
-    def patched():  # type: ignore[no-untyped-def]
-        parser = build()
+    def patched(*args):  # type: ignore[no-untyped-def]
+        parser = build(*args)
         for action in parser._subparsers._group_actions:  # the `tasks` subcommand runs `func`
             action.choices["tasks"].set_defaults(func=func)
         return parser

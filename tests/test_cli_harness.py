@@ -93,8 +93,10 @@ def test_a_config_file_and_the_same_flags_record_identical_runs(echo_server: Scr
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from physeval import __version__
 
-    with pytest.raises(SystemExit):
-        main(["--version"])
+    assert main(["--version"]) == 0  # answered before the parser is built
+    assert capsys.readouterr().out.strip() == f"physeval {__version__}"
+    with pytest.raises(SystemExit):  # the parser's own --version, after other arguments
+        main(["--version", "tasks"])
     assert capsys.readouterr().out.strip() == f"physeval {__version__}"
 
 

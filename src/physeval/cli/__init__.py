@@ -11,9 +11,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from rich.markup import escape
-
-from physeval.cli import _integrations, _run, _runs, _scenes, _variation
 from physeval.cli._common import (
     EXIT_ABORTED,
     EXIT_BUG,
@@ -31,10 +28,13 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EX
            "EXIT_INTERRUPTED"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
+def build_parser(task: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser for every subcommand; ``run``/``score``/``regrade`` offer ``task``'s options."""
+    from physeval.cli import _integrations, _local, _run, _runs, _scenes, _variation
+    from physeval.cli._options import choose_task
     from physeval.version import __version__
 
+    choose_task(task)
     parser = argparse.ArgumentParser(prog="physeval", description="Evaluate language models on physics.")
     parser.add_argument("--version", action="version", version=f"physeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     _variation.add_commands(sub)
     _scenes.add_commands(sub)
     _integrations.add_commands(sub)
+    _local.add_commands(sub)
     return parser
 
 
@@ -55,12 +56,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     name, circuit breaker); 2 for a user error (one line saying what to do); 1 for a bug in
     physeval (with its traceback); 130 when interrupted.
     """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments == ["--version"]:  # answered before any command module is imported
+        from physeval.version import __version__
+
+        print(f"physeval {__version__}")
+        return EXIT_OK
     import traceback
 
+    from rich.markup import escape
+
+    from physeval.cli._task_choice import task_named_in
     from physeval.errors import ModelError, RunAborted
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser = build_parser(task_named_in(arguments))
+    args = parser.parse_args(arguments)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_OK

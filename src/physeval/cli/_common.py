@@ -1,12 +1,31 @@
-"""What every command module shares: the stderr console and the exit statuses."""
+"""What every command module shares: the stderr console and the exit statuses.
+
+The console is built on first use, so a command that prints nothing through it (``--version``,
+``--help``) never imports rich.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import Any
 
 __all__ = ["console", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED", "EXIT_INTERRUPTED"]
 
-console = Console(stderr=True, soft_wrap=True)  # paths in messages must stay copy-pasteable
+
+class _LazyConsole:
+    """A ``rich.console.Console(stderr=True, soft_wrap=True)`` made when first used."""
+
+    def __init__(self) -> None:
+        self._console: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True, soft_wrap=True)  # paths in messages must stay copy-pasteable
+        return getattr(self._console, name)
+
+
+console: Any = _LazyConsole()
 
 EXIT_OK = 0
 EXIT_BUG = 1

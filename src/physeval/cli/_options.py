@@ -4,56 +4,67 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError
 
+_CHOSEN_TASK: ContextVar[str | None] = ContextVar("physeval_cli_task", default=None)
+_TASK_FLAGS: ContextVar[tuple[str, ...]] = ContextVar("physeval_cli_task_flags", default=())
 
-def _option_specs() -> dict[str, tuple[str, list[Any], list[str]]]:
-    """Every option some registered task declares: name -> (help, distinct types, task names)."""
+
+def choose_task(task: str | None) -> None:
+    """The task whose options the parser built next offers as flags (``None``: only ``-T``)."""
+    _CHOSEN_TASK.set(task)
+    _TASK_FLAGS.set(())
+
+
+def _task_option_specs(task: str) -> list[tuple[str, str, Any]]:
+    """``(name, help, type)`` of each option ``task`` declares (its module is imported, no other)."""
     from physeval.tasks.options import option_fields
-    from physeval.tasks.registry import task_classes
+    from physeval.tasks.registry import task_class
 
-    specs: dict[str, tuple[str, list[Any], list[str]]] = {}
-    for task_name, cls in task_classes().items():
-        for f, hint in option_fields(cls.Options):
-            if f.name in ("data", "prompt_file"):
-                continue
-            text = str(f.metadata.get("help", ""))
-            help_text, hints, tasks = specs.setdefault(f.name, (text, [], []))
-            if hint not in hints:
-                hints.append(hint)
-                if len(hints) > 1 and text not in help_text:  # one flag, tasks with their own meaning: say each
-                    specs[f.name] = (f"{help_text}; {text}", hints, tasks)
-            tasks.append(task_name)
-    return specs
+    try:
+        cls = task_class(task)
+    except Exception:  # noqa: BLE001 - an unknown task is reported when the command runs, with suggestions
+        return []
+    return [(f.name, str(f.metadata.get("help", "")), hint) for f, hint in option_fields(cls.Options)
+            if f.name not in ("data", "prompt_file")]
 
 
 def _add_task_options(p: argparse.ArgumentParser) -> None:
-    """``--data``, ``--prompt-file``, ``-T KEY=VALUE`` and one flag per option any task declares.
+    """``--data``, ``--prompt-file``, ``-T KEY=VALUE`` and one flag per option of the chosen task.
 
-    Flags are generated from the tasks' ``Options`` dataclasses (help text from the fields), so an
-    option exists here as soon as a task declares it; values are typed by the chosen task.
+    Only the task named on the command line contributes flags (generated from its ``Options``
+    dataclass, help text from the fields), so ``physeval run phybench --help`` lists phybench's
+    options and no other task's, and ``physeval run --help`` imports no task at all.
     """
+    task = _CHOSEN_TASK.get()
+    title = (f"options of the task {task} (also as -T KEY=VALUE)" if task else
+             "task options (a task's own: `physeval run TASK --help`)")
+    g = p.add_argument_group(title)
+    g.add_argument("--data", metavar="PATH", help="dataset file or folder (tasks that need one)")
+    g.add_argument("--prompt-file", metavar="FILE", help="prompt template with a {question} placeholder")
+    g.add_argument("-T", "--task-option", action="append", dest="task_option", metavar="K=V",
+                   help="a task option (repeatable), e.g. -T rel_tol=0.02")
+    if not task:
+        return
     from physeval.tasks.options import describe_type
 
-    g = p.add_argument_group("task options (each task checks its own; `physeval tasks --options` lists them)")
-    g.add_argument("--data", help="dataset file or folder (tasks that need one)")
-    g.add_argument("--prompt-file", help="prompt template file with a {question} placeholder")
-    g.add_argument("-T", "--task-option", action="append", dest="task_option", metavar="KEY=VALUE",
-                   help="any option of the task, typed by it (repeatable), e.g. -T rel_tol=0.02")
-    for name, (help_text, hints, tasks) in sorted(_option_specs().items()):
+    names = []
+    for name, help_text, hint in _task_option_specs(task):
         flag = "--" + name.replace("_", "-")
-        shown = ", ".join(tasks) if len(tasks) <= 3 else f"{len(tasks)} tasks"
-        kind = " | ".join(dict.fromkeys(describe_type(h) for h in hints))
-        text = f"{help_text} ({shown})"
-        if hints == [bool]:
-            g.add_argument(flag, dest=name, action="store_true", default=None, help=text)
+        kind = describe_type(hint)
+        if hint is bool:
+            g.add_argument(flag, dest=name, action="store_true", default=None, help=help_text)
         elif kind.startswith("list of"):
-            g.add_argument(flag, dest=name, action="append", metavar=kind.removeprefix("list of ").upper(), help=text)
+            g.add_argument(flag, dest=name, action="append", metavar=kind.removeprefix("list of ").upper(),
+                           help=help_text)
         else:
-            g.add_argument(flag, dest=name, metavar=kind.upper().replace(" ", ""), help=text)
+            g.add_argument(flag, dest=name, metavar=kind.upper().replace(" ", ""), help=help_text)
+        names.append(name)
+    _TASK_FLAGS.set(tuple(names))
 
 
 def _task_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -63,7 +74,7 @@ def _task_options(args: argparse.Namespace) -> dict[str, Any]:
         options["data"] = args.data
     if getattr(args, "prompt_file", None):
         options["prompt_file"] = args.prompt_file
-    for name in _option_specs():
+    for name in _TASK_FLAGS.get():
         value = getattr(args, name, None)
         if value is not None:
             options[name] = value

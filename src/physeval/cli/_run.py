@@ -32,50 +32,45 @@ def add_commands(sub: Any) -> None:
     models.add_argument("--api-key", help="API key (default: none sent to a local server)")
     models.set_defaults(func=_cmd_models)
 
-    run = sub.add_parser("run", help="run a task on a model (resumable)",
-                         description="Run TASK on a model, store every sample, print and save the summary.")
-    run.add_argument("task", nargs="?", help="task name (default: bank-numeric; see `physeval tasks`)")
-    run.add_argument("--model", help="local (default, embedded SmolLM2), openai/NAME, vllm/NAME, sglang/NAME, "
-                     "ollama/NAME, llamacpp/NAME, local:PATH.gguf")
-    run.add_argument("--base-url", help="OpenAI-compatible server URL (default: OPENAI_BASE_URL or the provider's)")
-    run.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
-    run.add_argument("--limit", type=int, help="only the first N problems (all their variants)")
-    run.add_argument("--samples", type=int, help="K samples per problem variant (default 1)")
-    run.add_argument("--temperature", type=float, help="sampling temperature (default 0)")
-    run.add_argument("--top-p", type=float, help="nucleus sampling (default 1)")
-    run.add_argument("--max-tokens", type=int, help="max new tokens per answer (default: server's; local: 512)")
-    run.add_argument("--seed", type=int, help="sampling seed: sample s is requested with seed+s (default: none sent)")
-    run.add_argument("--max-connections", type=int, help="requests in flight at once (default 16)")
-    run.add_argument("--timeout", type=float, help="seconds per request (default 600)")
-    run.add_argument("--max-attempts", type=int, help="tries per request on transient errors (default 5)")
-    run.add_argument("--out", help="run directory (default runs/<UTC time>_<task>_<model>); resumed if it exists")
+    run = sub.add_parser("run", help="run a task on a model (resumable)", usage="physeval run [TASK] [options]",
+                         description="Run TASK on a model, store every sample, print and save the summary. "
+                                     "`physeval run TASK --help` adds TASK's own options.")
+    run.add_argument("task", nargs="?", help="task name (default bank-numeric; `physeval tasks` lists them)")
+    run.add_argument("--model", metavar="MODEL", help="local (default: embedded SmolLM2), local:PATH.gguf, "
+                     "openai/NAME, vllm/NAME, sglang/NAME, ollama/NAME, llamacpp/NAME")
+    run.add_argument("--base-url", metavar="URL", help="server URL ending in /v1 (default: OPENAI_BASE_URL or the "
+                     "provider's)")
+    run.add_argument("--api-key", metavar="KEY", help="API key (default: OPENAI_API_KEY)")
+    run.add_argument("--limit", type=int, metavar="N", help="only N problems, each with all its variants and samples "
+                     "(inspect's --limit counts samples, lm-eval's documents)")
+    run.add_argument("--samples", type=int, metavar="K", help="K samples per problem variant (default 1)")
+    run.add_argument("--temperature", type=float, metavar="T", help="sampling temperature (default 0)")
+    run.add_argument("--top-p", type=float, metavar="P", help="nucleus sampling (default 1)")
+    run.add_argument("--max-tokens", type=int, metavar="N", help="max new tokens an answer (default: server's)")
+    run.add_argument("--seed", type=int, metavar="S", help="sampling seed: sample s asks seed+s")
+    run.add_argument("--max-connections", type=int, metavar="C", help="requests in flight at once (default 16)")
+    run.add_argument("--timeout", type=float, metavar="S", help="seconds per request (default 600)")
+    run.add_argument("--max-attempts", type=int, metavar="N", help="tries per request on transient errors (default 5)")
+    run.add_argument("--out", metavar="DIR", help="run directory (default runs/TIME_TASK_MODEL)")
     run.add_argument("--resume", metavar="DIR", help="resume the run in DIR with its stored settings")
     run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
     run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    run.add_argument("--wandb", metavar="PROJECT", help="log metrics and samples to this W&B project (extra wandb)")
-    run.add_argument("--tensorboard", metavar="DIR", help="write TensorBoard scalars to DIR (extra tensorboard)")
-    run.add_argument("--max-consecutive-errors", type=int,
-                     help="circuit breaker: stop after this many failed samples in a row (default 20; 0 = off)")
-    run.add_argument("--no-preflight", action="store_true",
-                     help="skip the check of the endpoint, key and model name before the first request")
-    run.add_argument("--force", action="store_true",
-                     help="resume even though sampling or task options differ from the recorded ones "
-                          "(both are recorded)")
-    run.add_argument("--config", metavar="RUN.yaml",
-                     help="a YAML file of run options (any flag name, plus task_options: {...}); flags override it")
+    run.add_argument("--wandb", metavar="PROJECT", help="log metrics and samples to this W&B project")
+    run.add_argument("--tensorboard", metavar="DIR", help="write TensorBoard scalars under DIR")
+    run.add_argument("--max-consecutive-errors", type=int, metavar="N",
+                     help="stop after N failures in a row (20; 0: never)")
+    run.add_argument("--no-preflight", action="store_true", help="skip the model check before the first request")
+    run.add_argument("--force", action="store_true", help="resume although sampling or task options changed")
+    run.add_argument("--config", metavar="RUN.yaml", help="YAML of run options (flag names, task_options: {...})")
     run.add_argument("--stop", action="append", metavar="TEXT", help="a stop sequence (repeatable)")
-    run.add_argument("--model-args", action="append", metavar="KEY=VALUE",
-                     help="extra request fields, e.g. top_k=20 min_p=0 repetition_penalty=1.05 (repeatable; "
-                          "values are JSON when they parse)")
-    run.add_argument("--extra-body", metavar="JSON",
-                     help="extra request fields as one JSON object, e.g. "
-                          "'{\"chat_template_kwargs\": {\"enable_thinking\": false}}'")
-    run.add_argument("--sample-strategy", choices=["first", "random", "stratified"],
-                     help="which --limit problems: the first (default), a seeded random choice, or stratified "
-                          "by domain/tag/level")
-    run.add_argument("--price-in", type=float, metavar="USD", help="price per million prompt tokens (cost line)")
-    run.add_argument("--price-out", type=float, metavar="USD", help="price per million completion tokens")
+    run.add_argument("--model-args", action="append", metavar="K=V",
+                     help="extra request field, e.g. top_k=20 (repeatable)")
+    run.add_argument("--extra-body", metavar="JSON", help="extra request fields as one JSON object")
+    run.add_argument("--sample-strategy", choices=["first", "random", "stratified"], metavar="HOW",
+                     help="which --limit problems: first, random, stratified")
+    run.add_argument("--price-in", type=float, metavar="USD", help="price a million prompt tokens (cost line)")
+    run.add_argument("--price-out", type=float, metavar="USD", help="price a million completion tokens")
     _add_task_options(run)
     run.set_defaults(func=_cmd_run)
 
@@ -117,7 +112,9 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
     if from_file.get("task_option") or stored.get("task_option"):  # -T pairs accumulate, flags last
         merged["task_option"] = [*stored.get("task_option", []), *from_file.get("task_option", []),
                                  *(explicit.get("task_option") or [])]
-    task = merged.get("task") or DEFAULT_TASK
+    from physeval.tasks.catalog import canonical_task_name
+
+    task = canonical_task_name(str(merged.get("task") or DEFAULT_TASK))
     model = merged.get("model") or DEFAULT_MODEL
     return task, model, run_dir, merged
 

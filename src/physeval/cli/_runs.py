@@ -21,8 +21,10 @@ from physeval.errors import UserError
 
 def add_commands(sub: Any) -> None:
     """``tasks``, ``export``, ``report``, ``compare``, ``stats`` and ``leaderboard``."""
-    tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks.")
-    tasks.add_argument("--options", action="store_true", help="also list each task's options, types and defaults")
+    tasks = sub.add_parser("tasks", help="list the tasks", description="List the registered tasks; with --options, "
+                                                                        "their options, types and defaults.")
+    tasks.add_argument("--options", nargs="?", const="", metavar="TASK",
+                       help="list the options (type, default, help) of TASK, or of every task when none is named")
     tasks.set_defaults(func=_cmd_tasks)
 
     export = sub.add_parser("export", help="export a run's samples", description="Export every sample of a run.")
@@ -99,20 +101,40 @@ def _add_leaderboard_command(sub: Any) -> None:
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from physeval.tasks.options import describe_type, option_fields
-    from physeval.tasks.registry import task_classes
+    from physeval.tasks.registry import task_class, task_listing
 
+    wanted = getattr(args, "options", None)
+    if wanted:
+        return _print_task_options(task_class(wanted))
     table = Table(title="physeval tasks")
     for column in ("task", "track", "dynamic", "description"):
         table.add_column(column)
-    if getattr(args, "options", False):
+    if wanted is not None:
         table.add_column("options (-T KEY=VALUE)")
-    for name, cls in task_classes().items():
-        row = [escape(name), cls.track, "yes" if cls.dynamic else "", escape(cls.description)]
-        if getattr(args, "options", False):
+    for name, track, dynamic, description in task_listing():
+        row = [escape(name), track, "yes" if dynamic else "", escape(description)]
+        if wanted is not None:
+            from physeval.tasks.options import describe_type, option_fields
+
             row.append(escape("\n".join(f"{f.name}: {describe_type(hint)} = {f.default!r}"
-                                         for f, hint in option_fields(cls.Options))))
+                                         for f, hint in option_fields(task_class(name).Options))))
         table.add_row(*row)
+    Console().print(table)
+    return 0
+
+
+def _print_task_options(cls: Any) -> int:
+    """One task's options: flag, type, default and help, each once."""
+    from rich.table import Table
+
+    from physeval.tasks.options import describe_type, option_fields
+
+    table = Table(title=f"options of {cls.name} (as --flag VALUE or -T KEY=VALUE)")
+    for column in ("option", "type", "default", "help"):
+        table.add_column(column)
+    for f, hint in option_fields(cls.Options):
+        table.add_row(escape("--" + f.name.replace("_", "-")), escape(describe_type(hint)), escape(repr(f.default)),
+                      escape(str(f.metadata.get("help", ""))))
     Console().print(table)
     return 0
 

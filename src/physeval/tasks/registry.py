@@ -18,18 +18,23 @@ import threading
 import warnings
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from physeval.errors import OptionError
-from physeval.tasks.base import Task, TaskError
+from physeval.tasks.catalog import BUILTIN_TASKS, canonical_task_name, closest_task_names
 
-__all__ = ["register_task", "get_task", "task_names", "task_classes", "task_class", "ENTRY_POINT_GROUP"]
+if TYPE_CHECKING:  # the classes load with the first task, so listing and choosing tasks stays light
+    from physeval.tasks.base import Task
+
+__all__ = ["register_task", "get_task", "task_names", "task_classes", "task_class", "task_listing",
+           "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "physeval.tasks"
 
 _TASKS: dict[str, type[Task]] = {}
 _LOCK = threading.RLock()
 _LOADED = False
+_PLUGINS_LOADED = False
 
 
 def register_task(cls: type[Task]) -> type[Task]:
@@ -54,13 +59,43 @@ def task_names() -> list[str]:
 
 
 def task_class(name: str) -> type[Task]:
-    """The Task class named ``name`` (a registered name or ``FILE.py:Class``)."""
+    """The Task class named ``name`` (a registered name in any spelling, or ``FILE.py:Class``).
+
+    A built-in task imports only its own module; plugins are looked up only for other names.
+    """
     if ":" in name and name.split(":", 1)[0].endswith(".py"):
         return _class_from_file(name)
-    classes = task_classes()
-    if name not in classes:
-        raise TaskError(f"unknown task {name!r}; known tasks: {', '.join(classes) or '(none)'}")
-    return classes[name]
+    wanted = canonical_task_name(name)
+    with _LOCK:
+        found = _TASKS.get(wanted) or _TASKS.get(name)
+    if found is not None:
+        return found
+    entry = BUILTIN_TASKS.get(wanted)
+    if entry is not None:
+        importlib.import_module(entry.module)
+        with _LOCK:
+            return _TASKS[wanted]
+    _load_plugins()
+    with _LOCK:
+        found = _TASKS.get(wanted) or _TASKS.get(name)
+        known = sorted({*BUILTIN_TASKS, *_TASKS})
+    if found is not None:
+        return found
+    from physeval.tasks.base import TaskError
+
+    close = closest_task_names(wanted, known)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise TaskError(f"unknown task {name!r}{hint} (known tasks: {', '.join(known)}; see `physeval tasks`)")
+
+
+def task_listing() -> list[tuple[str, str, bool, str]]:
+    """``(name, track, dynamic, description)`` of every task, built-ins read without importing them."""
+    _load_plugins()
+    rows = {name: (name, e.track, e.dynamic, e.description) for name, e in BUILTIN_TASKS.items()}
+    with _LOCK:
+        for name, cls in _TASKS.items():
+            rows.setdefault(name, (name, cls.track, bool(cls.dynamic), cls.description))
+    return [rows[name] for name in sorted(rows)]
 
 
 def get_task(name: str, **options: Any) -> Task:
@@ -73,8 +108,19 @@ def _load_all() -> None:
     with _LOCK:
         if _LOADED:
             return
-        for module in _BUILTIN_MODULES:
+        for module in dict.fromkeys(entry.module for entry in BUILTIN_TASKS.values()):
             importlib.import_module(module)
+        _LOADED = True
+    _load_plugins()
+
+
+def _load_plugins() -> None:
+    """Tasks of plugin packages (entry points ``physeval.tasks``); a broken one is a warning."""
+    global _PLUGINS_LOADED
+    with _LOCK:
+        if _PLUGINS_LOADED:
+            return
+        _PLUGINS_LOADED = True
         for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
                 loaded = entry.load()
@@ -82,14 +128,17 @@ def _load_all() -> None:
                 warnings.warn(f"physeval task plugin {entry.name!r} ({entry.value}) failed to load: {exc}",
                               stacklevel=2)
                 continue
+            from physeval.tasks.base import Task
+
             if isinstance(loaded, type) and issubclass(loaded, Task):
                 if not loaded.name:
                     loaded.name = entry.name
                 _TASKS.setdefault(loaded.name, loaded)
-        _LOADED = True
 
 
 def _class_from_file(spec: str) -> type[Task]:
+    from physeval.tasks.base import Task, TaskError
+
     path_text, _, class_name = spec.rpartition(":")
     path = Path(path_text).expanduser().resolve()
     if not path.is_file():
@@ -114,7 +163,3 @@ def _class_from_file(spec: str) -> type[Task]:
     if not cls.name:
         cls.name = class_name
     return cls
-
-
-_BUILTIN_MODULES: tuple[str, ...] = ("physeval.tasks.abench", "physeval.tasks.bank", "physeval.tasks.phybench",
-                                     "physeval.tasks.scene", "physeval.tasks.jsonl", "physeval.probes.poison")
