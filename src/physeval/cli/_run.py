@@ -170,6 +170,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    invocation=invocation)
     _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] "
                    f"-> {escape(str(run_dir))}")
+    from physeval.cli._local import ensure_embedded_weights
+
+    ensure_embedded_weights(model)
     try:
         summary, result = run(spec)
     except KeyboardInterrupt:
