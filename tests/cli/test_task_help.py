@@ -42,7 +42,9 @@ def test_task_names_are_accepted_in_every_spelling(spelling: str, capsys: pytest
 
 
 def test_an_unknown_task_suggests_the_closest_names(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
-    status = main(["score", "bank_numerc", "--responses", str(tmp_path / "r.jsonl")])
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"id": "1", "response": "42"}\n')
+    status = main(["score", "bank_numerc", "--responses", str(responses)])
     assert status == 2
     assert "did you mean 'bank-numeric'" in capsys.readouterr().err
 
