@@ -1,9 +1,12 @@
 """physeval's modules import in one direction: no import cycle anywhere.
 
 Edges are every ``import``/``from ... import`` statement of every module under ``src/physeval``,
-at module level or inside a function (a lazy import is still a dependency); only imports under
-``if TYPE_CHECKING`` (types, never run) are not edges. ``from physeval.pkg import name`` is an
-edge to the submodule when ``name`` is one, else to the package.
+at module level, inside a function (a lazy import is still a dependency) or under
+``if TYPE_CHECKING`` (a type that must be imported from a module that imports you lives in the
+wrong module). The one exception is a package ``__init__`` whose type-only block re-declares its
+lazy public surface for type checkers: those names are re-exports, not dependencies.
+``from physeval.pkg import name`` is an edge to the submodule when ``name`` is one, else to the
+package.
 """
 
 from __future__ import annotations
@@ -25,13 +28,21 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in ROOT.rglob("*.py")}
 
 
-def _imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Every import statement of a module, at any depth, except those under ``if TYPE_CHECKING``."""
+def _imports(tree: ast.Module, *, lazy_package: bool) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module at any depth, type-only ones included, except the
+    type-only re-exports of a lazily loading package ``__init__`` (``lazy_package``)."""
     type_only: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            type_only.update(id(n) for n in ast.walk(node))
+    if lazy_package:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                type_only.update(id(n) for n in ast.walk(node))
     return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in type_only]
+
+
+def _is_lazy_package(path: Path, tree: ast.Module) -> bool:
+    """A package ``__init__`` that loads its names on first use (a module-level ``__getattr__``)."""
+    return path.name == "__init__.py" and any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__"
+                                              for n in tree.body)
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -40,7 +51,8 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in _imports(tree, lazy_package=_is_lazy_package(path, tree)):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -96,3 +108,10 @@ def test_the_cycle_finder_finds_a_planted_cycle() -> None:
 def test_no_import_cycle() -> None:
     found = cycles(import_graph())
     assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_type_only_imports_are_edges_except_a_lazy_packages_reexports() -> None:
+    module = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from physeval.store import RunStore\n")
+    assert [n.module for n in _imports(module, lazy_package=False) if isinstance(n, ast.ImportFrom)] == \
+        ["typing", "physeval.store"]
+    assert [n.module for n in _imports(module, lazy_package=True) if isinstance(n, ast.ImportFrom)] == ["typing"]
