@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from physeval.answers.stated_unit import stated_unit
 from physeval.units import normalize_unit_text, parse_unit
 
 __all__ = ["RequiredFormat", "required_format", "required_pint_unit"]
@@ -89,20 +90,23 @@ def required_format(question: str) -> RequiredFormat:
 
     ABench ends each question with ``(Results should be expressed [in scientific notation, ]
     [with units of $ UNIT $,] and rounded to N significant figures)`` or
-    ``(结果[使用科学计数法，][以$ UNIT $为单位，]保留N位有效数字)``. A question without such
-    an instruction gives an empty :class:`RequiredFormat`.
+    ``(结果[使用科学计数法，][以$ UNIT $为单位，]保留N位有效数字)``. Where that instruction
+    states no unit (or is absent), the unit is read from the common phrasings of
+    :func:`~physeval.answers.stated_unit.stated_unit` ("Give the answer in km/s", "(in km/s)", ...).
     """
     if not question:
         return RequiredFormat()
     tail = question[-600:]
     match = _INSTRUCTION.search(tail) or _INSTRUCTION_LOOSE.search(tail)
     if match is None:
-        return RequiredFormat()
+        return RequiredFormat(unit=stated_unit(question))
     body = match.group(0)
     unit_match = _UNIT_ZH.search(body) or _UNIT_EN.search(body)
     if unit_match is None:
         unit_match = _UNIT_ZH_PLAIN.search(body) or _UNIT_EN_PLAIN.search(body)
     unit = _clean_required_unit(unit_match.group("u")) if unit_match else None
+    if unit is None:
+        unit = stated_unit(question)  # "Give the answer in km/s", "(in km/s)", "单位：km/s", ...
     sig = _SIG_ZH.search(body) or _SIG_EN.search(body)
     return RequiredFormat(
         unit=unit,

@@ -13,6 +13,7 @@ respected is reported as information; ``strict_format=True`` makes them count.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -91,6 +92,7 @@ def grade_numeric(
     compat: str | None = None,
     strict_format: bool = False,
     box: str = "last",
+    unit: str | None = None,
 ) -> NumericGrade:
     """Grade ``response`` against the numeric ``reference`` of ``question``.
 
@@ -104,6 +106,8 @@ def grade_numeric(
         compat: ``None`` for physeval's grader, ``"abench"`` for the official evaluator's verdicts.
         strict_format: Make the significant-figure and scientific-notation demands count.
         box: ``"last"`` or ``"first"`` ``\\boxed{}`` wins when there are several.
+        unit: The required unit given explicitly (a dataset's ``unit`` field, a reward's ``unit``
+            column); it wins over the unit the question states.
 
     Returns:
         A :class:`NumericGrade`; never raises on any input: an internal failure is a grade with
@@ -117,6 +121,8 @@ def grade_numeric(
     if compat is not None:
         raise ValueError(f"compat must be one of {COMPAT_MODES}, not {compat!r}")
     fmt = required_format(question or "")
+    if unit is not None and str(unit).strip():
+        fmt = replace(fmt, unit=str(unit).strip())
     base: dict[str, Any] = {
         "unit_required": fmt.unit,
         "sig_figs_required": fmt.sig_figs,

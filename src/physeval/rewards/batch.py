@@ -57,6 +57,7 @@ async def ascore_batch(
     references: Sequence[Any] | None = None,
     *,
     questions: Sequence[str | None] | None = None,
+    units: Sequence[str | None] | None = None,
     scenes: Sequence[SceneSpec] | None = None,
     options: NumericRewardOptions | SymbolicRewardOptions | SceneRewardOptions | None = None,
     executor: LocalExecutor | RayExecutor | None = None,
@@ -64,7 +65,9 @@ async def ascore_batch(
 ) -> list[RewardResult]:
     """The reward of every completion, in input order (see the module docstring).
 
-    ``references`` are the answers (numeric, symbolic); ``scenes`` (or ``references``) the scene
+    ``references`` are the answers (numeric, symbolic); ``units`` the numeric rows' required units where
+    the data gives them (a ``unit`` column; ``None`` or blank: the unit the question states);
+    ``scenes`` (or ``references``) the scene
     of each scene rollout. ``executor`` defaults to this machine (:class:`LocalExecutor`).
     Raises ``ValueError`` for an unknown track, mismatched lengths or options of another track.
     """
@@ -86,8 +89,11 @@ async def ascore_batch(
         qs = list(questions) if questions is not None else [""] * len(completions)
         if len(qs) != len(completions):
             raise ValueError("one question per completion is needed")
-        items = [(c, _reference(r), str(q or ""), opts.rel_tol, opts.format_weight)
-                 for c, r, q in zip(completions, references, qs)]
+        us = list(units) if units is not None else [None] * len(completions)
+        if len(us) != len(completions):
+            raise ValueError("one unit (or None) per completion is needed")
+        items = [(c, _reference(r), str(q or ""), opts.rel_tol, opts.format_weight, str(u) if u else None)
+                 for c, r, q, u in zip(completions, references, qs, us)]
         return list(await executor.grade(numeric_result, items))
     if track == "symbolic":
         sopts = options or SymbolicRewardOptions()

@@ -15,21 +15,23 @@ from physeval.rewards.result import RewardResult
 
 __all__ = ["NumericItem", "SymbolicItem", "numeric_result", "numeric_reward", "symbolic_result", "symbolic_reward"]
 
-NumericItem = tuple[str, "str | None", str, float, float]
-"""``(response, reference, question, rel_tol, format_weight)``; ``reference=None``: nothing to score."""
+NumericItem = tuple[str, "str | None", str, float, float, "str | None"]
+"""``(response, reference, question, rel_tol, format_weight, unit)``; ``reference=None``: nothing to
+score; ``unit``: the required unit given explicitly (``None``: the one the question states)."""
 
 SymbolicItem = tuple[str, "str | None", bool]
 """``(response, reference, partial_credit)``; ``reference=None``: nothing to score."""
 
 
 def numeric_reward(response: str, reference: str, question: str = "", *, rel_tol: float = 0.01,
-                   format_weight: float = 0.0) -> float:
+                   format_weight: float = 0.0, unit: str | None = None) -> float:
     """1.0 for a correct quantity (units converted, 1 % tolerance), else 0.0.
 
     With ``format_weight`` w > 0 the reward is (1 - w) * correct + w * format, where format is
-    1 when the asked significant figures and scientific notation were respected.
+    1 when the asked significant figures and scientific notation were respected. ``unit`` is the
+    required unit when the question does not state it ("km/s").
     """
-    return numeric_result((response, reference, question, rel_tol, format_weight)).reward or 0.0
+    return numeric_result((response, reference, question, rel_tol, format_weight, unit)).reward or 0.0
 
 
 def symbolic_reward(response: str, reference: str, *, partial_credit: bool = False) -> float:
@@ -46,10 +48,11 @@ def numeric_result(item: NumericItem) -> RewardResult:
     """The numeric reward of one item with the grade as its explanation (never raises)."""
     from physeval.grading.numeric import grade_numeric
 
-    response, reference, question, rel_tol, format_weight = item
+    response, reference, question, rel_tol, format_weight = item[:5]
+    unit = item[5] if len(item) > 5 else None
     if reference is None or not str(reference).strip():
         return _no_reference("numeric")
-    grade = grade_numeric(response, str(reference), question, rel_tol=rel_tol)
+    grade = grade_numeric(response, str(reference), question, rel_tol=rel_tol, unit=unit)
     correct = 1.0 if grade.correct else 0.0
     reward = correct
     if format_weight > 0:

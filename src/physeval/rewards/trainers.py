@@ -108,6 +108,7 @@ def trl_reward(
     *,
     reference_column: str | None = None,
     question_column: str = "question",
+    unit_column: str = "unit",
     partial_credit: bool = False,
     rel_tol: float = 0.01,
     format_weight: float = 0.0,
@@ -120,7 +121,8 @@ def trl_reward(
 
     ``reference_column`` holds the answers (default ``answer``) or, for ``scene``, the scene ids
     (default ``scene``). ``question_column`` gives the numeric reward its required unit; when the
-    dataset has none, the prompt is read instead. Rows whose reference is ``None`` or blank get
+    dataset has none, the prompt is read instead; ``unit_column``, when the dataset has it, gives each
+    row's required unit explicitly (a blank cell: the question's). Rows whose reference is ``None`` or blank get
     ``None``. ``asynchronous=True`` returns an ``async def`` (TRL awaits it on its reward loop).
     ``on_results`` receives every batch's :class:`RewardResult` s (the explanations, for logging).
     A missing reference column raises ``KeyError`` naming the columns there are.
@@ -151,8 +153,10 @@ def trl_reward(
         if kind == "scene":
             kwargs["scenes"] = list(references)
             return {"track": kind, "completions": texts, "references": None, **kwargs}
+        units = columns.get(unit_column)
         return {"track": kind, "completions": texts, "references": list(references),
-                "questions": [str(q or "") for q in questions], **kwargs}
+                "questions": [str(q or "") for q in questions],
+                "units": list(units) if units is not None else None, **kwargs}
 
     def finish(results: list[RewardResult]) -> list[float | None]:
         if on_results is not None:
@@ -242,7 +246,8 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
     """Verl's batch reward manager signature: one ``{"score", "acc", "pred", "outcome"}`` per item.
 
     Items are grouped by track and each group is scored as one batch (the shared grading pool);
-    ``extra_info["question"]`` gives the numeric reward its unit, ``extra_info["partial_credit"]``
+    ``extra_info["question"]`` gives the numeric reward its unit (``extra_info["unit"]``, when given,
+    wins), ``extra_info["partial_credit"]``
     the symbolic one its EED credit; scene items take ``ground_truth`` as the scene (bank id) and
     ``judges``/``judge_base_url``/``judge_mode``/``aggregation`` from the reward kwargs. Unknown
     data sources go to verl's ``default_compute_score`` (with ``kwargs``) when verl is installed,
@@ -264,6 +269,7 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
         results = score_batch(track, [str(solution_strs[i] or "") for i in indices],
                               [ground_truths[i] for i in indices],
                               questions=[str(extras[i].get("question", "") or "") for i in indices],
+                              units=[extras[i].get("unit") for i in indices] if track == "numeric" else None,
                               options=options)
         for i, result in zip(indices, results):
             out[i] = _verl_dict(result)

@@ -2,8 +2,8 @@
 
 Why: the first thing a harness user does is point it at their own file. Each line holds ``id``,
 ``question`` and ``answer``, and optionally ``variant`` (dynamic families: ``dynamic`` metrics
-follow), ``unit`` (numeric: the required unit, added to the question as an ABench-style
-instruction when it has none), ``tags`` (a string or a list; metrics are broken down by the
+follow), ``unit`` (numeric: the required unit the answer is graded in, added to the question as an
+ABench-style instruction when the question states none), ``tags`` (a string or a list; metrics are broken down by the
 first) and ``meta`` (kept on the problem). ``-T kind=symbolic`` grades LaTeX expressions with
 equivalence and EED instead of numbers. A malformed line is an error naming the line.
 """
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
+from physeval.answers.units import required_format
 from physeval.errors import DataError, DataNotFoundError
 from physeval.grading.numeric import grade_numeric
 from physeval.grading.symbolic import grade_symbolic
@@ -86,8 +87,8 @@ class JsonlTask(Task):
         meta: dict[str, Any] = dict(record.get("meta") or {})
         unit = record.get("unit")
         if unit and self.opts.kind == "numeric":
-            meta["unit"] = str(unit)
-            if "expressed" not in question and "单位" not in question:
+            meta["unit"] = str(unit)  # the grader's required unit, whatever the question says
+            if required_format(question).unit is None:  # the model is told the unit it is graded in
                 question = f"{question} (Results should be expressed with units of $ \\mathrm{{{unit}}} $)"
         tags = record.get("tags")
         if tags:
@@ -105,7 +106,8 @@ class JsonlTask(Task):
                 "".join(symbolic.extracted.split()) if symbolic.extracted else None)
             return replace(symbolic, answer_key=key)
         numeric = grade_numeric(response, problem.answer, problem.question, rel_tol=self.opts.rel_tol,
-                                strict_format=self.opts.strict_format, box=self.opts.box or "last")
+                                strict_format=self.opts.strict_format, box=self.opts.box or "last",
+                                unit=problem.meta.get("unit"))
         key = f"{numeric.predicted:.3g}" if numeric.predicted is not None else None
         return replace(numeric, answer_key=key)
 
