@@ -25,7 +25,7 @@ __all__ = ["environment", "file_sha256", "config_hash", "token_totals", "utc_iso
            "KEY_LIBRARIES"]
 
 KEY_LIBRARIES = ("sympy", "latex2sympy2_extended", "antlr4-python3-runtime", "pint", "openai", "numpy", "av",
-                 "llama_cpp_python", "ray")
+                 "cyllama", "ray")
 
 
 def environment() -> dict[str, Any]:
