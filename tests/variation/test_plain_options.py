@@ -85,6 +85,17 @@ def test_integers_are_drawn_as_integers_and_fixed_constants_stay() -> None:
     assert {_values(v.question)["v"] for v in variants} == {Decimal(120)}
 
 
+def test_draws_widen_a_few_valued_integer_to_its_interval() -> None:
+    q = "一个物体从静止状态开始做自由落体运动，求其在第2秒末的瞬时速度。 (结果保留4位有效数字)"
+    conv = template_from_plain(q, "19.6", "g*c1", constants={"g": "9.8 m/s^2"}, integers=["c1"],
+                               draws={"c1": [1, 12]})
+    assert conv.ok, conv.reason
+    seconds = {int(v.params["c1"]) for v in conv.vary(10, seed=0)}
+    assert seconds <= set(range(1, 13)) and len(seconds) == 10  # +/- 30 % of 2 s would give 1, 2, 3 only
+    assert not template_from_plain(q, "19.6", "g*c1", constants={"g": "9.8 m/s^2"}, integers=["c1"],
+                                   draws={"c1": [3, 12]}).ok  # the question's own 2 s must be inside
+
+
 def test_options_naming_nothing_are_errors() -> None:
     conv = template_from_plain(FALL, "2.02", "sqrt(2*h/g)", constants={"g": "9.8 m/s^2"}, integers=["x"])
     assert not conv.ok and "integers: 'x' names no constant" in conv.reason

@@ -48,6 +48,9 @@ def _read(question: str) -> list[tuple[str, Decimal, str, str]]:
     (r"以 \( 0.8c \) 的速率", [("c1", Decimal("0.8"), "c", "quantity")]),
     (r"\( v = {0.99 c} \)", [("v", Decimal("0.99"), "c", "quantity")]),
     (r"\( 0.5c_1 \)", [("c1", Decimal("0.5"), "", "coefficient")]),  # a coefficient of a symbol c_1 stays one
+    # "at the end of the 2nd second" is a time of 2 s; "problem 3" stays an index
+    ("求其在第2秒末的瞬时速度。", [("c1", Decimal(2), "s", "quantity")]),
+    ("如第3题所示，", []),
 ])
 def test_find_constants_reads(question: str, expected: list[tuple[str, Decimal, str, str]]) -> None:
     assert _read(question) == expected
@@ -105,3 +108,9 @@ def test_counts_use_ceiling_and_finite_sums_use_harmonic() -> None:
         k = n // 2 - 1
         assert n % 2 == 0
         assert float(v.answer) == pytest.approx(sum(1 / i for i in range(1, k + 1)) * 4 / k, rel=1e-3)
+
+
+def test_a_concentration_in_a_volume_unit_is_per_volume() -> None:
+    question = "计算锑的掺杂浓度。 (结果使用科学计数法，以$ {\\mathrm{{cm}}}^{3} $为单位，保留3位有效数字)"
+    instruction = read_instruction(question)
+    assert instruction is not None and instruction.unit == "1/(cm**3)"

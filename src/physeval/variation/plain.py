@@ -132,6 +132,7 @@ def template_from_plain(
     continuous: Sequence[str] = (),
     vary_coefficients: Sequence[str] = (),
     answer_unit: str | None = None,
+    draws: Mapping[str, Sequence[Any]] | None = None,
 ) -> PlainConversion:
     """Turn a plain problem into a template and check the solution against the original answer.
 
@@ -160,6 +161,9 @@ def template_from_plain(
       (``1.6`` and ``550`` in ``y = 0.03 cos(1.6 pi x) cos(550 pi t)``), perturbed like data numbers.
     * ``answer_unit``: the unit the answer is meant in when the instruction names none (ABench often
       states it in one variant only); ignored when the instruction has a unit.
+    * ``draws``: SI intervals ``{name: [low, high]}`` a parameter is drawn from instead of
+      value +/- ``perturb`` (the whole seconds 1..10 of "at the end of the 2nd second", where +/- 30 %
+      of 2 leaves three integers); the question's own value must lie inside.
 
     Option keys may be a constant's name or its alias (``c3``).
     """
@@ -174,6 +178,7 @@ def template_from_plain(
         expr, defs = solution_parts(found, solution, physical)
         unit = answer_unit_of(instruction, answer_unit)
         got = evaluate_si(found, expr, unit, physical)
+        draw_of = _resolve(dict(draws or {}), found, "draws")
         range_of = _resolve({k: v for k, v in (ranges or {}).items() if k not in defs and k != "answer"},
                             found, "ranges")
         derived_ranges = {k: v for k, v in (ranges or {}).items() if k in defs or k == "answer"}
@@ -227,12 +232,23 @@ def template_from_plain(
             else:
                 spec["sig_figs"] = max(c.sig_figs, 2)
                 spec["scientific"] = c.scientific
-            if c.name in range_of or c.name in integer_names:
+            if c.name in range_of or c.name in integer_names or c.name in draw_of:
                 value = Decimal(spec["value"])
                 width = abs(value) * Decimal(str(perturb))
                 if c.name in integer_names:
                     width = max(Decimal(1), width.to_integral_value())
                 low, high = value - width, value + width
+                if c.name in draw_of:
+                    try:
+                        d_low, d_high = _bounds(draw_of[c.name], f"draws.{c.name}")
+                    except ValueError as exc:
+                        return flagged(str(exc))
+                    if d_low is None or d_high is None:
+                        return flagged(f"draws.{c.name}: both bounds are needed")
+                    low, high = sorted((_in_unit(d_low, c.unit), _in_unit(d_high, c.unit)))
+                    if not low <= value <= high:
+                        return flagged(f"draws.{c.name}: the question's own value {c.text} {c.unit} lies outside "
+                                       f"{list(draw_of[c.name])} (SI)")
                 if c.name in integer_names and value > 0:
                     low = max(low, Decimal(1))
                 if c.name in range_of:

@@ -27,7 +27,8 @@ _ZH_INSTR = re.compile(
 )
 
 
-_PER_VOLUME = re.compile(r"每立方|每单位体积|单位体积内|per (?:cubic|unit volume)|number density", re.I)
+_PER_VOLUME = re.compile(r"每立方|每单位体积|单位体积内|浓度|per (?:cubic|unit volume)|number density|concentration",
+                         re.I)
 
 
 @dataclass(frozen=True)

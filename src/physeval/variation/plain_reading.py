@@ -79,6 +79,12 @@ _INDEX_WORDS = re.compile(
 
 
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th)\b|^\s*(?:年|次|号|届|世纪)")
+_NTH_TIME_AFTER = re.compile(r"^\s*(?:秒|分钟|小时|天)(?:末|初|内|时)")
+
+
+def _nth_second(before: str, after: str) -> bool:
+    """``第2秒末`` (the end of the 2nd second) is a time of 2 s, a datum, not an index."""
+    return before.rstrip().endswith("第") and bool(_NTH_TIME_AFTER.search(after))
 
 
 _SYMBOL_BEFORE = re.compile(
@@ -208,7 +214,7 @@ def find_constants(question: str) -> list[Constant]:
             continue
         if any(f["start"] <= start < f["end"] for f in found):
             continue  # inside a scientific number already read
-        if _ORDINAL_AFTER.search(after) or _INDEX_WORDS.search(before):
+        if (_ORDINAL_AFTER.search(after) or _INDEX_WORDS.search(before)) and not _nth_second(before, after):
             continue
         if re.search(r"(?<!\\)\(\s*$", before) and re.match(r"\s*\)", after) and "." not in raw:
             continue  # enumeration "(2)"

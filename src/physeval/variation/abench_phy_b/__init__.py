@@ -13,6 +13,7 @@ Entry fields (a mapping under the mid, as a string)::
     solution: "2*pi*A/v_m"          # or a list of "name = expression" steps; SI values
     constants: {g: "9.8 m/s^2"}     # physical constants by name ("VALUE UNIT" or a BUILTIN_CONSTANTS name)
     ranges: {A: [0.01, 0.1]}        # SI bounds per parameter, step name or answer (either bound may be null)
+    draws: {c1: [1, 10]}            # SI intervals a parameter is drawn from instead of value +/- perturb
     integers: []                    # parameters drawn as integers
     fixed: []                       # constants of the question kept as written (a stated e or g)
     continuous: []                  # integer-written quantities drawn with decimals (4 s -> 4.3 s)
@@ -67,8 +68,8 @@ __all__ = [
 
 _HERE = Path(__file__).resolve().parent
 _FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "continuous", "vary_coefficients",
-           "answer_unit", "perturb", "confirmed", "dataset_errors", "figure_errors", "ill_posed", "static_reason",
-           "notes"}
+           "answer_unit", "perturb", "draws", "confirmed", "dataset_errors", "figure_errors", "ill_posed",
+           "static_reason", "notes"}
 _SUBIDS = ("0", "1", "2", "3")
 
 
@@ -94,6 +95,7 @@ class PhyBSolution:
     solution: str | tuple[str, ...] = ""
     constants: Mapping[str, str] = field(default_factory=dict)
     ranges: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    draws: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     integers: tuple[str, ...] = ()
     fixed: tuple[str, ...] = ()
     continuous: tuple[str, ...] = ()
@@ -118,6 +120,7 @@ class PhyBSolution:
         return {"constants": dict(self.constants), "ranges": dict(self.ranges), "integers": list(self.integers),
                 "fixed": list(self.fixed), "continuous": list(self.continuous),
                 "vary_coefficients": list(self.vary_coefficients), "answer_unit": self.answer_unit or None,
+                **({"draws": dict(self.draws)} if self.draws else {}),
                 **({"perturb": self.perturb} if self.perturb is not None else {})}
 
 
@@ -164,6 +167,26 @@ def _errors(raw: Mapping[str, Any], name: str, source: str, mid: str) -> dict[st
     return errors
 
 
+Interval = tuple[float | None, float | None]
+
+
+def _intervals(raw: Mapping[str, Any], name: str, source: str, mid: str) -> dict[str, Interval]:
+    """``ranges`` or ``draws``: {name: [low, high]} with numbers or null, low below high."""
+    found = raw.get(name) or {}
+    if not isinstance(found, Mapping):
+        raise _fail(source, mid, name, f"expected {{name: [low, high]}}, got {found!r}")
+    out: dict[str, Interval] = {}
+    for key, bounds in found.items():
+        parsed = [_number(b) for b in bounds] if isinstance(bounds, list) and len(bounds) == 2 else None
+        if parsed is None or any(p is False for p in parsed):
+            raise _fail(source, mid, f"{name}.{key}", f"expected [low, high] numbers (or null), got {bounds!r}")
+        low, high = parsed
+        if low is not None and high is not None and not low < high:
+            raise _fail(source, mid, f"{name}.{key}", f"low {low} must be below high {high}")
+        out[str(key)] = (low, high)
+    return out
+
+
 def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     """Validate one entry; raises :class:`PhyBSolutionError` naming the mid and field."""
     if not isinstance(raw, Mapping):
@@ -189,18 +212,11 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     if not isinstance(constants, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                     for k, v in constants.items()):
         raise _fail(source, mid, "constants", f"expected {{name: 'VALUE UNIT' or built-in name}}, got {constants!r}")
-    ranges_raw = raw.get("ranges") or {}
-    if not isinstance(ranges_raw, Mapping):
-        raise _fail(source, mid, "ranges", f"expected {{name: [low, high]}}, got {ranges_raw!r}")
-    ranges: dict[str, tuple[float | None, float | None]] = {}
-    for name, bounds in ranges_raw.items():
-        parsed = [_number(b) for b in bounds] if isinstance(bounds, list) and len(bounds) == 2 else None
-        if parsed is None or any(p is False for p in parsed):
-            raise _fail(source, mid, f"ranges.{name}", f"expected [low, high] numbers (or null), got {bounds!r}")
-        low, high = parsed
-        if low is not None and high is not None and not low < high:
-            raise _fail(source, mid, f"ranges.{name}", f"low {low} must be below high {high}")
-        ranges[str(name)] = (low, high)
+    ranges = _intervals(raw, "ranges", source, mid)
+    draws = _intervals(raw, "draws", source, mid)
+    for name, (low, high) in draws.items():
+        if low is None or high is None:
+            raise _fail(source, mid, f"draws.{name}", "a draw interval needs both bounds")
     confirmed = _strings(raw.get("confirmed"), source, mid, "confirmed")
     dataset_errors = _errors(raw, "dataset_errors", source, mid)
     figure_errors = _errors(raw, "figure_errors", source, mid)
@@ -233,7 +249,7 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
     if status == "static" and not static_reason.strip():
         raise _fail(source, mid, "static_reason", "a static problem says why it cannot be varied")
     return PhyBSolution(
-        mid=mid, status=status, solution=solution, constants=dict(constants), ranges=ranges,
+        mid=mid, status=status, solution=solution, constants=dict(constants), ranges=ranges, draws=draws,
         integers=_strings(raw.get("integers"), source, mid, "integers"),
         fixed=_strings(raw.get("fixed"), source, mid, "fixed"),
         continuous=_strings(raw.get("continuous"), source, mid, "continuous"),
