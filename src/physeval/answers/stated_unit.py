@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from physeval.units import normalize_unit_text
+from physeval.units import normalize_unit_text, parse_unit
 
 __all__ = ["stated_unit"]
 
@@ -76,8 +76,6 @@ def stated_unit(question: str) -> str | None:
     The last phrasing that states a unit wins (instructions close a question). Words that are not a
     unit, and a short unit the question also uses as a symbol, are refused.
     """
-    from physeval.answers.units import required_pint_unit
-
     if not question:
         return None
     found: list[tuple[int, str]] = []
@@ -88,7 +86,7 @@ def stated_unit(question: str) -> str | None:
             first = bare.split()[0] if bare else ""
             if not first or (first if len(first) == 1 else first.lower()) in _NOT_UNITS:
                 continue
-            if not normalize_unit_text(raw) or required_pint_unit(raw) is None:
+            if not normalize_unit_text(raw) or parse_unit(raw) is None:
                 continue
             if not raw.startswith(("$", "\\")) or re.fullmatch(r"\$[A-Za-z]{1,2}\$", raw):
                 if _names_a_symbol(bare, question, match.span("u")):
