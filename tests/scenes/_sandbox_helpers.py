@@ -61,3 +61,8 @@ def posix_mq_exists(name: str) -> bool:
         librt.mq_close(fd)
         return True
     return False
+
+
+def render_worker_dies(*args: object) -> None:
+    """A render job that kills the pool worker running it (as the host's OOM killer would)."""
+    os._exit(137)

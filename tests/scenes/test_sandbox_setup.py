@@ -124,6 +124,21 @@ def test_a_second_setup_switches_atomically_and_keeps_one_previous_build(
     assert kept == {builds[1].name, builds[2].name} and root.resolve() == builds[2]
 
 
+def test_a_venv_of_the_older_in_place_layout_is_kept_as_the_previous_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "env"
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "python").write_text("")
+    (tmp_path / "env.lock.txt").write_text("# python 3.11.7\n")
+    monkeypatch.setattr(setup.venv, "EnvBuilder", FakeBuilder)
+    monkeypatch.setattr(setup.subprocess, "run", _fake_pip([]))
+    setup.setup_sandbox_env(root)
+    assert root.is_symlink() and not (tmp_path / "env.lock.txt").exists()
+    legacy = [p.name for p in setup.builds_dir(root).iterdir() if p.name.startswith("legacy-")]
+    assert len(legacy) == 2 and any(name.endswith(".lock.txt") for name in legacy)  # the venv and its lock
+
+
 def _bare_venv(where: Path) -> Path:
     """A real venv with nothing installed (no pip, no numpy): what an interrupted setup used to leave."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)

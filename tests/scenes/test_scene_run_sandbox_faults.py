@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from _sandbox_helpers import AVAILABLE
+from _sandbox_helpers import AVAILABLE, render_worker_dies
 
 from physeval.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USER_ERROR, main
 from physeval.store import RunStore
@@ -94,3 +94,24 @@ def test_a_sandbox_that_fails_mid_run_gives_sandbox_error_rows_and_retry_renders
     assert [(r.status, r.grade["stage"]) for r in rows] == [("answered", "playable")] * 2
     summary = json.loads((out / "summary.json").read_text())
     assert summary["provenance"]["sandbox"]["verified"]["modules_imported"]
+
+
+def test_a_render_pool_that_dies_gives_sandbox_error_rows_and_a_fresh_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from physeval.runner import RunConfig, run_task
+    from physeval.tasks.registry import get_task
+    from physeval.tasks.tracks import scene
+    from physeval.testing.model import ScriptedModel
+
+    task = get_task("bank-scene", render_workers=1)
+    monkeypatch.setattr(scene, "_render_job", render_worker_dies)  # the worker process dies mid-render
+    problems = task.load()[:2]
+    asyncio.run(run_task(task, ScriptedModel(lambda r: PROGRAM), tmp_path, RunConfig(preflight=False),
+                         problems=problems, show_progress=False))
+    rows = RunStore(tmp_path).rows()
+    assert [(r.status, r.error_kind) for r in rows] == [("error", "sandbox")] * 2
+    assert all("the render pool died" in (r.error_message or "") for r in rows)
+    assert all(r.completion and "```python" in r.completion for r in rows)  # kept for --retry-errors

@@ -73,7 +73,11 @@ def setup_sandbox_env(path: str | os.PathLike[str]) -> Path:
             raise
         previous = root.resolve() if root.is_symlink() else None
         if root.exists() and not root.is_symlink():  # a venv of the older in-place layout: moved aside once
-            os.rename(root, builds / f"legacy-{secrets.token_hex(4)}")
+            previous = builds / f"legacy-{secrets.token_hex(4)}"
+            os.rename(root, previous)
+            legacy_lock = root.with_name(root.name + LOCK_SUFFIX)
+            if legacy_lock.exists():
+                os.rename(legacy_lock, previous.with_name(previous.name + LOCK_SUFFIX))
         link = root.with_name(f".{root.name}.link-{secrets.token_hex(4)}")
         os.symlink(build, link)
         os.replace(link, root)  # the switch: atomic

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import concurrent.futures.process
 import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
@@ -214,8 +215,21 @@ class SceneTask(Task):
         if self.opts.executor == "ray":
             return await _ray_render(code, timeout, video_dir, video_name, sandbox)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._render_pool(), _render_job, code, timeout,
-                                          str(video_dir) if video_dir else None, video_name, sandbox)
+        pool = self._render_pool()
+        try:
+            return await loop.run_in_executor(pool, _render_job, code, timeout,
+                                              str(video_dir) if video_dir else None, video_name, sandbox)
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            # a worker died outside any sandbox (the host's OOM killer, a crash): nothing was measured
+            # about the program; the next render gets a fresh pool, and --retry-errors renders this one again
+            self._drop_pool(pool)
+            return Render(stage=Stage.SANDBOX_ERROR, reason=f"the render pool died before the program ended: {exc}")
+
+    def _drop_pool(self, pool: concurrent.futures.Executor) -> None:
+        with self._pool_lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def _render_pool(self) -> concurrent.futures.Executor:
         if self._pool is None:
