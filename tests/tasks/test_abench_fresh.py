@@ -75,9 +75,14 @@ def test_fresh_variants_per_problem(data: Path) -> None:
         for name in ("f1", "f2", "f3"):
             fresh = variants[name]
             assert fresh.meta["variant_seed"] == 7 and fresh.meta["fresh"] is True
-            # the fresh text, read back, gives its own answer through the solution
-            value, reason = recompute(fresh.question, entry.solution, constants=dict(entry.constants),
-                                      answer_unit=entry.answer_unit or None)
+            # the fresh text, read back, gives its own answer through the solution (or the generator)
+            if entry.generator:
+                from physeval.variation.abench_phy_b.generators import recompute_generated
+
+                value, reason = recompute_generated(entry.generator, fresh.question), entry.generator
+            else:
+                value, reason = recompute(fresh.question, entry.solution, constants=dict(entry.constants),
+                                          answer_unit=entry.answer_unit or None)
             assert value is not None, reason
             assert float(value) == pytest.approx(float(Decimal(fresh.meta["value"])), rel=1e-6)
             # ... written with the instruction's significant figures: off by at most half its last digit

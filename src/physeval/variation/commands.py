@@ -147,10 +147,16 @@ def audit_command(
 
 
 def _documented_errors(problems: list[Problem], entries: Mapping[str, Any]) -> list[Finding]:
-    """High findings for the wrong released answers that static Phy_B entries (no formula) record by hand."""
+    """High findings for the wrong released answers that Phy_B entries without a formula (static ones, and
+    those varied by a generator of whole nuclei) record, and medium ones for the texts they record as ill-posed."""
     out = []
     for p in problems:
         entry = entries.get(p.id)
+        ill_posed = entry.ill_posed.get(p.variant) if entry is not None else None
+        if ill_posed:
+            out.append(Finding(p.id, p.variant, "ill_posed", "medium",
+                               f"stated answer {p.answer.strip()}, but the question is ill-posed: {ill_posed}",
+                               {"stated": p.answer.strip(), "documented": ill_posed}))
         error = entry.dataset_errors.get(p.variant) if entry is not None else None
         if error is not None and parse_written_number(p.answer) == parse_written_number(error.stated):
             out.append(Finding(p.id, p.variant, "documented_error", "high",

@@ -11,6 +11,7 @@ Entry fields (a mapping under the mid, as a string)::
 
     status: varied | static
     solution: "2*pi*A/v_m"          # or a list of "name = expression" steps; SI values
+    generator: alpha_decays         # instead of a solution: a problem in whole nuclei (see .generators)
     constants: {g: "9.8 m/s^2"}     # physical constants by name ("VALUE UNIT" or a BUILTIN_CONSTANTS name)
     ranges: {A: [0.01, 0.1]}        # SI bounds per parameter, step name or answer (either bound may be null)
     draws: {c1: [1, 10]}            # SI intervals a parameter is drawn from instead of value +/- perturb

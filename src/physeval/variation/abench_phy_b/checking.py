@@ -183,11 +183,17 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
     checks = []
     for row in sorted(rows, key=lambda r: _row(r)[0]):
         subid, question, answer = _row(row)
-        if not entry.solution:
+        if not entry.solution and not entry.generator:
             checks.append(VariantCheck(subid, answer, None, None, False, "no solution (static)"))
             continue
-        value, why = recompute(question, entry.solution, constants=dict(entry.constants),
-                               answer_unit=entry.answer_unit or None)
+        if entry.generator:
+            from .generators import recompute_generated
+
+            value = recompute_generated(entry.generator, question)
+            why = "" if value is not None else f"{entry.generator}: no whole nucleus fits this text"
+        else:
+            value, why = recompute(question, entry.solution, constants=dict(entry.constants),
+                                   answer_unit=entry.answer_unit or None)
         stated = parse_written_number(answer)
         rel, ok = None, False
         if value is not None and stated is not None:
@@ -197,10 +203,14 @@ def check_solution(mid: str | int, rows: Sequence[Any], solutions: Mapping[str, 
                                  f"beyond {rel_tol:.0%} and the written precision)")
         elif stated is None:
             why = f"the answer {answer!r} is not a number"
-        full = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}",
-                                   rel_tol=rel_tol, **entry.options())
+        if entry.generator:
+            convertible, convert_reason = value is not None, why
+        else:
+            full = template_from_plain(question, answer, entry.solution, template_id=f"abench_b_{key}",
+                                       rel_tol=rel_tol, **entry.options())
+            convertible, convert_reason = full.ok, "" if full.ok else full.reason
         checks.append(VariantCheck(subid, answer, None if value is None else float(value), rel, ok, why,
-                                   full.ok, "" if full.ok else full.reason, written_as_asked(question, value),
+                                   convertible, convert_reason, written_as_asked(question, value),
                                    figures_verdict(entry, question, stated, value)))
     return SolutionReport(key, tuple(checks))
 

@@ -20,7 +20,7 @@ __all__ = ["DatasetError", "PhyBSolution", "PhyBSolutionError", "load_phy_b_solu
 _HERE = Path(__file__).resolve().parent
 _FIELDS = {"status", "solution", "constants", "ranges", "integers", "fixed", "continuous", "vary_coefficients",
            "answer_unit", "perturb", "draws", "confirmed", "dataset_errors", "figure_errors", "ill_posed",
-           "static_reason", "notes"}
+           "static_reason", "notes", "generator"}
 _SUBIDS = ("0", "1", "2", "3")
 
 
@@ -59,6 +59,7 @@ class PhyBSolution:
     ill_posed: Mapping[str, str] = field(default_factory=dict)
     static_reason: str = ""
     notes: str = ""
+    generator: str = ""
     source: str = ""
 
     @property
@@ -157,7 +158,15 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
         solution = solution.strip()
     else:
         raise _fail(source, mid, "solution", f"expected an expression or a list of steps, got {solution!r}")
-    if status == "varied" and not solution:
+    generator = str(raw.get("generator", "") or "")
+    if generator:
+        from .generators import GENERATORS
+
+        if generator not in GENERATORS:
+            raise _fail(source, mid, "generator", f"unknown generator {generator!r} (known: {', '.join(GENERATORS)})")
+        if solution:
+            raise _fail(source, mid, "generator", "an entry has a solution formula or a generator, not both")
+    if status == "varied" and not solution and not generator:
         raise _fail(source, mid, "solution", "a varied problem needs a solution")
     constants = raw.get("constants") or {}
     if not isinstance(constants, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
@@ -209,7 +218,7 @@ def _entry(mid: str, raw: Any, source: str) -> PhyBSolution:
         confirmed=confirmed,
         dataset_errors=dataset_errors, figure_errors=figure_errors, ill_posed=ill_posed,
         static_reason=static_reason, notes=str(raw.get("notes", "") or ""),
-        source=source,
+        source=source, generator=generator,
     )
 
 

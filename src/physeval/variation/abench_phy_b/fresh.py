@@ -56,6 +56,8 @@ def fresh_variants(entry: PhyBSolution, members: Sequence[Problem], n: int, seed
     base = next((p for p in members if p.variant == subid), None)
     if base is None:
         raise ValueError(f"mid {entry.mid}: no released variant to write fresh ones from")
+    if entry.generator:
+        return _generated(entry, base, subid, n, seed)
     conv = convert_variant(entry, base.question, base.answer, subid, template_id=f"abench_b_{entry.mid}")
     if not conv.ok:
         raise ValueError(f"mid {entry.mid}: variant {subid} does not convert: {conv.reason}")
@@ -64,6 +66,18 @@ def fresh_variants(entry: PhyBSolution, members: Sequence[Problem], n: int, seed
         meta = {**base.meta, "fresh": True, "variant_seed": seed, "from_variant": subid,
                 "params": dict(v.params), "value": v.value}
         out.append(Problem(id=base.id, question=v.question, answer=v.answer, variant=f"f{v.index}", meta=meta))
+    return out
+
+
+def _generated(entry: PhyBSolution, base: Problem, subid: str | None, n: int, seed: int) -> list[Problem]:
+    """Fresh variants of a problem written in whole nuclei (:mod:`.generators`)."""
+    from .generators import generate
+
+    out = []
+    for index, v in enumerate(generate(entry.generator, base.question, n, seed, f"abench_b_{entry.mid}"), start=1):
+        meta = {**base.meta, "fresh": True, "variant_seed": seed, "from_variant": subid, "params": dict(v.params),
+                "value": str(v.value), "generator": entry.generator}
+        out.append(Problem(id=base.id, question=v.question, answer=v.answer, variant=f"f{index}", meta=meta))
     return out
 
 
