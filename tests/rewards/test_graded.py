@@ -40,4 +40,4 @@ def test_trl_signature_reads_dataset_columns_and_chat_completions() -> None:
 def test_verl_compute_score_routes_by_data_source() -> None:
     assert compute_score("abench", r"\boxed{25 m/s}", "90.0", {"question": Q})["score"] == 1.0
     result = compute_score("phybench", r"\boxed{\sqrt{k/m}}", r"\sqrt{\frac{k}{m}}")
-    assert result == {"score": 1.0, "acc": True, "pred": r"\sqrt{k/m}", "outcome": "correct"}
+    assert result == {"score": 1.0, "acc": True, "pred": r"\sqrt{k/m}", "outcome": "correct", "scored": True}

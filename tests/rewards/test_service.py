@@ -27,9 +27,10 @@ pytest.importorskip("uvicorn", reason="the serve extra (fastapi, uvicorn) is not
 import httpx
 from _scene_programs import GOOD, fenced, judge_script
 
-from physeval.rewards import SceneRewardOptions
+from physeval.rewards import RewardResult, SceneRewardOptions
 from physeval.rewards.loadtest import run_load
 from physeval.rewards.service import ServiceOptions, create_app
+from physeval.rewards.trainers import openrlhf_result, verl_result
 from physeval.testing import ScriptedServer
 
 Q_KMS = "How fast is the probe? (Results should be expressed with units of $ km/s $)"
@@ -129,15 +130,28 @@ def test_a_saturated_queue_answers_503_with_retry_after(slow_judge: ScriptedServ
     _run(_with_app(_scene_options(slow_judge, queue_size=1, concurrency=1, retry_after_s=3), body))
 
 
-def test_a_request_timeout_answers_an_explained_zero(slow_judge: ScriptedServer) -> None:
+def test_a_request_timeout_answers_null_not_a_zero_and_every_adapter_passes_it_on(slow_judge: ScriptedServer) -> None:
+    """The judge takes 0.5 s, the request timeout is 0.1 s: nothing was measured, so the reward is null."""
     async def body(client: httpx.AsyncClient) -> None:
         response = await client.post("/score", json={"id": "t", "completions": [fenced(GOOD)] * 2,
                                                      "scenes": ["em-lorentz-circle"] * 2})
         assert response.status_code == 200
         data = response.json()
-        assert data["rewards"] == [0.0, 0.0]
+        assert data["rewards"] == [None, None]
+        assert [r["reward"] for r in data["results"]] == [None, None]
         assert data["results"][0]["outcome"] == "timeout" and "0.1 s request timeout" in data["results"][0]["reason"]
-        assert (await client.get("/metrics")).json()["timeouts"] == 1
+        results = [RewardResult.from_dict(r) for r in data["results"]]
+        # TRL: the reward function's list holds None, which GRPOTrainer skips (NaN, then nansum)
+        assert [r.reward for r in results] == [None, None]
+        # verl: its reward tensor takes numbers; the item says it was not measured, and why
+        assert [verl_result(r) for r in results] == [{"score": 0.0, "acc": False, "pred": "", "outcome": "timeout",
+                                                      "scored": False}] * 2
+        # OpenRLHF: extra_logs counts it as not scored
+        assert openrlhf_result(results)["extra_logs"]["scored"] == [0.0, 0.0]
+        remote = (await client.post("/get_reward", json={"query": ["p" + fenced(GOOD)], "prompts": ["p"],
+                                                         "labels": ["em-lorentz-circle"]})).json()
+        assert remote["extra_logs"]["scored"] == [0.0]
+        assert (await client.get("/metrics")).json()["timeouts"] == 2
 
     _run(_with_app(_scene_options(slow_judge, request_timeout=0.1), body))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import types
+from typing import Any
 
 import pytest
 
@@ -94,7 +95,7 @@ def test_verl_compute_score_accepts_reward_kwargs_and_returns_pred() -> None:
     result = compute_score(data_source="abench", solution_str=r"\boxed{30000 m/s}", ground_truth="30",
                            extra_info={"question": Q_KMS, "index": 3}, sandbox_fusion_url=None,
                            concurrent_semaphore=None, memory_limit_mb=1024)
-    assert result == {"score": 1.0, "acc": True, "pred": "30000 m/s", "outcome": "correct"}
+    assert result == {"score": 1.0, "acc": True, "pred": "30000 m/s", "outcome": "correct", "scored": True}
     partial = compute_score("phybench", r"\boxed{2mg+2\frac{mv_0^2}{l}}", PHYBENCH_REF, {"partial_credit": True})
     assert partial["score"] == pytest.approx(0.4667, abs=1e-3) and partial["acc"] is False
 
@@ -102,7 +103,7 @@ def test_verl_compute_score_accepts_reward_kwargs_and_returns_pred() -> None:
 def test_verl_every_item_has_the_same_keys_for_its_reward_extra_info() -> None:
     a = compute_score("abench", "nothing boxed", "30", None)
     b = compute_score("phybench", r"\boxed{x}", "x", None)
-    assert set(a) == set(b) == {"score", "acc", "pred", "outcome"}
+    assert set(a) == set(b) == {"score", "acc", "pred", "outcome", "scored"}
 
 
 def test_verl_unknown_data_sources_go_to_verls_default_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +120,7 @@ def test_verl_unknown_data_sources_go_to_verls_default_scorer(monkeypatch: pytes
     monkeypatch.setitem(sys.modules, "verl.utils.reward_score", reward_score)
     assert compute_score("openai/gsm8k", "#### 42", "42", {"i": 1}, memory_limit_mb=512)["score"] == 1.0
     assert compute_score("gsm8k", "#### 42", "42") == {"score": 0.5, "acc": False, "pred": "42",
-                                                       "outcome": "verl_default"}
+                                                       "outcome": "verl_default", "scored": True}
     assert calls[0] == ("openai/gsm8k", "#### 42", "42", {"i": 1}, {"memory_limit_mb": 512})
     assert compute_score("abench", r"\boxed{25 m/s}", "90.0", {"question": Q_KMH})["score"] == 1.0
     assert len(calls) == 2  # physeval's own data sources never reach verl's scorer
@@ -148,3 +149,23 @@ def test_openrlhf_reward_func_strips_the_prompt_from_each_query() -> None:
     assert [float(x) for x in out["rewards"]] == [1.0, 0.0]
     assert [float(x) for x in out["scores"]] == [1.0, 0.0]
     assert [float(x) for x in out["extra_logs"]["correct"]] == [1.0, 0.0]
+
+
+# ----------------------------------------------------------------------------------- not measured
+
+
+def test_a_grading_that_failed_is_none_in_every_adapter_never_a_zero() -> None:
+    """A reference that is not a number: the grader cannot measure the answer (outcome error)."""
+    response = r"\boxed{30000 m/s}"
+    seen: list[Any] = []
+    assert _trl_call(trl_reward("numeric", on_results=seen.extend), [Q_KMS, Q_KMS], [response, response],
+                     answer=["n/a", "30"]) == [None, 1.0]  # TRL skips None
+    assert seen[0].outcome == "error" and "not measured" in seen[0].reason
+    verl = compute_score("abench", response, "n/a", {"question": Q_KMS})
+    assert verl["scored"] is False and verl["outcome"] == "error"  # verl gets the outcome beside its number
+    logs = openrlhf_reward_func("numeric")(queries=[Q_KMS + response, Q_KMS + response], prompts=[Q_KMS, Q_KMS],
+                                           labels=["n/a", "30"])
+    assert [float(x) for x in logs["extra_logs"]["scored"]] == [0.0, 1.0]  # OpenRLHF's extra_logs count it
+    from physeval.rewards import numeric_result, symbolic_result
+    assert numeric_result((response, "n/a", Q_KMS, 0.01, 0.0, None)).reward is None
+    assert symbolic_result((r"\boxed{x}", "x", False)).reward == 1.0

@@ -25,7 +25,8 @@ def add_serve_parser(sub: Any) -> None:
     serve.add_argument("--queue-size", type=int, default=1024, help="requests that may wait (default 1024)")
     serve.add_argument("--concurrency", type=int, default=64, help="requests scored at once (default 64)")
     serve.add_argument("--request-timeout", type=float, default=600.0,
-                       help="seconds before a request is answered with explained zeros (default 600)")
+                       help="seconds before a request is answered as not measured: null rewards, outcome timeout "
+                            "(default 600)")
     serve.add_argument("--retry-after", type=int, default=1, help="Retry-After seconds of a 503 (default 1)")
     serve.add_argument("--graceful-timeout", type=float, help="seconds to finish in-flight work on SIGTERM "
                        "(default: wait for all of it)")

@@ -2,8 +2,10 @@
 
 The same pure graders that score evaluations score rollouts, so a policy is trained on
 exactly the judgement it is later evaluated with. Rewards are deterministic; a response that
-cannot be read earns 0 and never raises. :func:`numeric_result` and :func:`symbolic_result`
-take one tuple (module-level, so the shared grading pool can pickle them by name) and return a
+cannot be read earns 0 and never raises; a grading that itself failed (outcome ``error``: the
+reference is not a number, the grader crashed) measured nothing and is ``None``, never a 0.
+:func:`numeric_result` and :func:`symbolic_result` take one tuple (module-level, so the shared
+grading pool can pickle them by name) and return a
 :class:`~physeval.rewards.result.RewardResult` with the grade as its explanation.
 """
 
@@ -44,6 +46,12 @@ def _no_reference(kind: str) -> RewardResult:
     return RewardResult(None, outcome="no_reference", reason=f"the row has no {kind} reference: not scored")
 
 
+def _not_measured(grade: Any) -> RewardResult:
+    """A grade whose grader failed: reward ``None`` with the outcome and the reason."""
+    return RewardResult(None, outcome="error", reason=f"{grade.reason} (the grader failed: not measured)",
+                        pred=grade.extracted or "", explanation={"stage": "error"})
+
+
 def numeric_result(item: NumericItem) -> RewardResult:
     """The numeric reward of one item with the grade as its explanation (never raises)."""
     from physeval.grading.numeric import grade_numeric
@@ -53,6 +61,8 @@ def numeric_result(item: NumericItem) -> RewardResult:
     if reference is None or not str(reference).strip():
         return _no_reference("numeric")
     grade = grade_numeric(response, str(reference), question, rel_tol=rel_tol, unit=unit)
+    if grade.outcome == "error":
+        return _not_measured(grade)
     correct = 1.0 if grade.correct else 0.0
     reward = correct
     if format_weight > 0:
@@ -78,6 +88,8 @@ def symbolic_result(item: SymbolicItem) -> RewardResult:
     if reference is None or not str(reference).strip():
         return _no_reference("symbolic")
     grade = grade_symbolic(response, str(reference))
+    if grade.outcome == "error":
+        return _not_measured(grade)
     if grade.correct:
         reward = 1.0
     else:

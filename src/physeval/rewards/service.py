@@ -16,7 +16,9 @@ Contract:
   ``concurrency`` workers. When the queue is full the request is answered at once with 503 and
   ``Retry-After``; no request is ever dropped silently (each is answered 200, 4xx or 503).
 * **Timeouts explain themselves.** A request not scored within ``request_timeout`` seconds is
-  answered 200 with reward 0 for each item, outcome ``timeout`` and the reason, never left hanging.
+  answered 200 with ``"reward": null`` for each item (not measured: a trainer must not read it as the
+  policy's 0), outcome ``timeout`` and the reason, never left hanging. OpenRLHF's ``/get_reward``
+  needs numbers: there the item is 0 with ``extra_logs.scored`` 0.
 * **Graceful shutdown.** On SIGTERM or SIGINT the server stops accepting connections, finishes
   every request already received (uvicorn's graceful shutdown), then stops the workers and pools;
   it prints one line with the counts so an operator (or a test) can check nothing was lost.
@@ -64,7 +66,7 @@ class ServiceOptions:
             are given to ``ray.init`` (``None``: a local Ray).
         queue_size: Requests that may wait; one more is answered 503.
         concurrency: Requests scored at once (their items fan out over the pools).
-        request_timeout: Seconds before a request is answered with explained zeros.
+        request_timeout: Seconds before a request is answered as not measured (``null`` rewards, outcome ``timeout``).
         retry_after_s: The ``Retry-After`` of a 503.
         max_items: Items one request may carry (more is a 413).
         render_workers: Render processes (local executor; ``None``: one per core).
@@ -209,7 +211,8 @@ class RewardService:
 
     async def score(self, completions: list[str], references: list[Any] | None,
                     questions: list[str] | None = None) -> list[RewardResult]:
-        """Queue one request and wait for it (``Busy`` when the queue is full; explained zeros on timeout)."""
+        """Queue one request and wait for it (``Busy`` when the queue is full; on timeout every item is
+        ``None``, outcome ``timeout``, with the reason)."""
         assert self._queue is not None, "the service is not started"
         future: asyncio.Future[list[RewardResult]] = asyncio.get_running_loop().create_future()
         try:
@@ -226,7 +229,7 @@ class RewardService:
             with self.metrics.lock:
                 self.metrics.timeouts += 1
             reason = f"not scored within the {timeout:g} s request timeout (the service was saturated or slow)"
-            return [RewardResult(0.0, outcome="timeout", reason=reason, explanation={"stage": "timeout"})
+            return [RewardResult(None, outcome="timeout", reason=reason, explanation={"stage": "timeout"})
                     for _ in completions]
 
 

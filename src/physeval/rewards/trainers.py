@@ -53,6 +53,7 @@ __all__ = [
     "prompt_text",
     "route_data_source",
     "trl_reward",
+    "verl_result",
 ]
 
 Kind = Literal["numeric", "symbolic", "scene"]
@@ -212,19 +213,23 @@ def _verl_default() -> Callable[..., Any] | None:
     return default_compute_score
 
 
-def _verl_dict(result: RewardResult) -> dict[str, Any]:
-    # verl collects every key of every item into lists, so every item carries the same keys
+def verl_result(result: RewardResult) -> dict[str, Any]:
+    """One item as verl takes it: ``{"score", "acc", "pred", "outcome", "scored"}``."""
+    # verl collects every key of every item into lists, so every item carries the same keys. verl writes
+    # "score" into its reward tensor, which holds numbers only: an item that was not measured (timeout,
+    # grader error, dead judge, sandbox fault) is 0 there, with "scored": False and its outcome beside it
+    # (verl logs every other key in reward_extra_info), so a trainer can mask it
     return {"score": float(result.reward or 0.0), "acc": bool(result.correct), "pred": result.pred,
-            "outcome": result.outcome}
+            "outcome": result.outcome, "scored": result.reward is not None}
 
 
 def _from_default(value: Any) -> dict[str, Any]:
     if isinstance(value, Mapping):
         score = float(value.get("score", 0.0) or 0.0)
         return {"score": score, "acc": bool(value.get("acc", score > 0)), "pred": str(value.get("pred", "") or ""),
-                "outcome": "verl_default"}
+                "outcome": "verl_default", "scored": True}
     score = float(value or 0.0)
-    return {"score": score, "acc": score > 0, "pred": "", "outcome": "verl_default"}
+    return {"score": score, "acc": score > 0, "pred": "", "outcome": "verl_default", "scored": True}
 
 
 def _verl_options(track: Track, extra: Mapping[str, Any], kwargs: Mapping[str, Any]) -> Any:
@@ -243,7 +248,8 @@ def _verl_options(track: Track, extra: Mapping[str, Any], kwargs: Mapping[str, A
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
                         extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
                         **kwargs: Any) -> list[dict[str, Any]]:
-    """Verl's batch reward manager signature: one ``{"score", "acc", "pred", "outcome"}`` per item.
+    """Verl's batch reward manager signature: one ``{"score", "acc", "pred", "outcome", "scored"}`` per item
+    (``scored`` False: not measured, ``score`` 0 only because verl's reward tensor needs a number).
 
     Items are grouped by track and each group is scored as one batch (the shared grading pool);
     ``extra_info["question"]`` gives the numeric reward its unit (``extra_info["unit"]``, when given,
@@ -272,13 +278,13 @@ def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str
                               units=[extras[i].get("unit") for i in indices] if track == "numeric" else None,
                               options=options)
         for i, result in zip(indices, results):
-            out[i] = _verl_dict(result)
+            out[i] = verl_result(result)
     return [item if item is not None else _from_default(0.0) for item in out]
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Mapping[str, Any] | None = None,
                   **kwargs: Any) -> dict[str, Any]:
-    """Verl's custom reward signature (naive reward manager); ``{"score", "acc", "pred", "outcome"}``.
+    """Verl's custom reward signature (naive reward manager); ``{"score", "acc", "pred", "outcome", "scored"}``.
 
     Routing and options as :func:`compute_score_batch`; extra keyword arguments (verl's
     ``reward_kwargs``, ``sandbox_fusion_url``...) are accepted and passed on to verl's default scorer.
@@ -302,7 +308,8 @@ def _tensor(values: list[float]) -> Any:
 
 
 def openrlhf_result(results: Sequence[RewardResult]) -> dict[str, Any]:
-    """``{"rewards", "scores", "extra_logs"}`` as lists (the JSON the remote protocol returns)."""
+    """``{"rewards", "scores", "extra_logs"}`` as lists (the JSON the remote protocol returns). OpenRLHF's
+    rewards are a tensor of numbers: an item that was not measured is 0 there and 0 in ``extra_logs["scored"]``."""
     rewards = [float(r.reward or 0.0) for r in results]
     return {"rewards": rewards, "scores": [min(1.0, max(0.0, x)) for x in rewards],
             "extra_logs": {"correct": [1.0 if r.correct else 0.0 for r in results],
