@@ -57,7 +57,7 @@ def test_figure_errors_have_their_own_severity(findings: list[dict]) -> None:
 
 def test_ill_posed_variants_have_no_recomputed_answer(findings: list[dict]) -> None:
     ill = {(f["problem_id"], f["variant"]): f for f in findings if f["kind"] == "ill_posed"}
-    assert set(ill) == {("80", "2"), ("80", "3"), ("6", "1"), ("6", "2"), ("6", "3")}
+    assert set(ill) == {("80", "2"), ("80", "3"), ("6", "1"), ("6", "2"), ("6", "3"), ("48", "1"), ("48", "3")}
     assert all(f["severity"] == "medium" and "recomputed" not in f["evidence"] for f in ill.values())
 
 

@@ -224,8 +224,7 @@ def test_a_bad_figure_or_ill_posed_entry_names_its_field(tmp_path: Path, text: s
 
 def test_static_problems_are_those_the_physics_or_the_reader_keeps_static() -> None:
     static = {mid for mid, entry in SOLUTIONS.items() if not entry.varied}
-    # 43, 49, 51: static by the physics; 48 (the heat needs data the text lacks except at l = 76 cm)
-    # is not varied yet
-    assert static == {"43", "48", "49", "51"}
-    assert {"15", "36", "39"} <= set(VARIED)
+    assert static == {"43", "49", "51"}  # static by the physics
+    assert {"15", "36", "39", "48"} <= set(VARIED)
+    assert set(SOLUTIONS["48"].ill_posed) == {"1", "3"}  # l = 760 cm and 7.6 cm: the heat needs data the text lacks
     assert {mid for mid, entry in SOLUTIONS.items() if entry.generator} == {"6", "28", "86"}
