@@ -1,11 +1,13 @@
 """Every kind of report rendered in headless Chromium: no console errors, key elements visible.
 
 Needs the Debian package ``chromium`` (``.ci/run`` installs it when absent); skips with the
-reason where no Chromium can be found. Each page is opened twice: once as written, with
-Chromium's console routed to stderr (any console line fails the test) and a screenshot saved
-under the test's tmp dir; once as a copy with a probe script appended that records, after the
-page's own script ran, which key elements have a size on screen, whether every image
-decoded, and whether the sample filter hides rows; ``--dump-dom`` hands the record back.
+reason where no Chromium can be found. Each page is opened twice, in a 1440 px wide window:
+once as written, with Chromium's console routed to stderr (any console line fails the test)
+and a screenshot saved under the test's tmp dir; once as a copy with a probe script appended
+that records, after the page's own script ran, which key elements have a size on screen,
+whether every image decoded, whether any table reaches past the window or hides columns in
+its frame, how far down the sample browser starts, and whether the sample filter and pager
+work; ``--dump-dom`` hands the record back.
 """
 
 from __future__ import annotations
@@ -51,14 +53,40 @@ window.addEventListener('load', function () {
   document.querySelectorAll('img').forEach(function (img) {
     if (!(img.complete && img.naturalWidth > 0)) { out.broken_images += 1; }
   });
+  var width = document.documentElement.clientWidth;
+  out.cut_tables = [];
+  document.querySelectorAll('table').forEach(function (table, i) {
+    var frame = table.closest('.scroll');
+    var right = table.getBoundingClientRect().right;
+    var hidden = frame ? frame.scrollWidth - frame.clientWidth : 0;
+    if (right > width + 1 || hidden > 1) {
+      out.cut_tables.push({index: i, cls: table.className || table.id, right: right, hidden: hidden});
+    }
+  });
+  var samples = document.getElementById('samples');
+  out.samples_top = samples ? samples.getBoundingClientRect().top + window.scrollY : null;
+  out.width = width;
   var select = document.querySelector("#sample-filters select[name='reason']");
+  function visibleRows() {
+    return Array.prototype.filter.call(document.querySelectorAll('#samples-table tbody tr'),
+                                       function (r) { return !r.hidden; });
+  }
   if (select && select.options.length > 1) {
+    out.first_page = visibleRows().length;
     select.value = select.options[1].value;
     select.dispatchEvent(new Event('change'));
     var rows = document.querySelectorAll('#samples-table tbody tr');
-    var shown = Array.prototype.filter.call(rows, function (r) { return !r.hidden; });
-    out.filter = {total: rows.length, shown: shown.length, counter: document.getElementById('shown-count').textContent,
+    var shown = visibleRows();
+    var matching = Array.prototype.filter.call(rows, function (r) { return r.dataset.reason === select.value; });
+    out.filter = {total: rows.length, shown: shown.length, matching: matching.length,
+                  counter: document.getElementById('shown-count').textContent,
                   all_match: shown.every(function (r) { return r.dataset.reason === select.value; })};
+    select.value = '';
+    select.dispatchEvent(new Event('change'));
+    var before = visibleRows()[0];
+    document.getElementById('page-next').click();
+    var after = visibleRows();
+    out.pager = {moved: after.length > 0 && after[0] !== before, label: document.getElementById('page-label').textContent};
   }
   var pre = document.createElement('pre');
   pre.id = 'probe-result';
@@ -84,10 +112,10 @@ def _run(browser: str, args: list[str], tmp: Path) -> subprocess.CompletedProces
                           timeout=180, env=env, check=False)
 
 
-def _check_page(page: Path, kind: str, tmp: Path) -> Path:
+def _check_page(page: Path, kind: str, tmp: Path) -> dict:  # type: ignore[type-arg]
     browser = _chromium()
     screenshot = tmp / f"{kind}-report.png"
-    shown = _run(browser, ["--enable-logging=stderr", "--v=0", "--window-size=1280,2200",
+    shown = _run(browser, ["--enable-logging=stderr", "--v=0", "--window-size=1440,2200",
                            f"--screenshot={screenshot}", page.resolve().as_uri()], tmp)
     console = [line for line in shown.stderr.splitlines() if ":CONSOLE" in line]
     assert not console, f"console output from the {kind} report: {console}"
@@ -102,7 +130,7 @@ def _check_page(page: Path, kind: str, tmp: Path) -> Path:
     probe = _PROBE.replace("SELECTORS", json.dumps(selectors)).replace("PRESENT", json.dumps(present))
     probed = tmp / f"{kind}-probed.html"
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", probe + "</body>"), encoding="utf-8")
-    dumped = _run(browser, ["--dump-dom", probed.resolve().as_uri()], tmp)
+    dumped = _run(browser, ["--window-size=1440,2200", "--dump-dom", probed.resolve().as_uri()], tmp)
     match = re.search(r'<pre id="probe-result">(.*?)</pre>', dumped.stdout, re.DOTALL)
     assert match, f"the probe did not run: {dumped.stderr[-2000:]}"
     result = json.loads(match.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
@@ -111,10 +139,15 @@ def _check_page(page: Path, kind: str, tmp: Path) -> Path:
     assert result["broken_images"] == 0
     for sel in present:
         assert result["present"][sel] > 0, f"{kind} report: no {sel}"
+    assert result["width"] >= 1400 and not result["cut_tables"], f"{kind} report: tables cut: {result['cut_tables']}"
     if kind != "multi":
         flt = result["filter"]
-        assert flt and 0 < flt["shown"] < flt["total"] and flt["all_match"] and flt["counter"] == str(flt["shown"])
-    return screenshot
+        assert flt and 0 < flt["shown"] <= min(25, flt["matching"]) and flt["shown"] < flt["total"]
+        assert flt["all_match"] and flt["counter"] == str(flt["matching"])
+        assert result["first_page"] == min(25, flt["total"])
+        if flt["total"] > 25:
+            assert result["pager"]["moved"] and result["pager"]["label"].startswith("page 2 of ")
+    return result
 
 
 @pytest.mark.slow
@@ -129,3 +162,18 @@ def test_multi_run_report_renders_in_chromium(scripted_runs: dict[str, list[Path
     runs = [p for kind in ("numeric", "dynamic", "symbolic", "scene") for p in scripted_runs[kind]]
     page = write_multi_report(runs, tmp_path / "multi.html")
     _check_page(page, "multi", tmp_path)
+
+
+@pytest.mark.slow
+def test_a_1040_sample_report_is_short_before_the_sample_browser_and_cuts_no_table(tmp_path: Path) -> None:
+    pytest.importorskip("cv2")
+    from analysis.scripted_runs import make_run
+
+    # bank-numeric in full: 65 problems x 4 variants x 4 samples = 1040 samples, as in issue 27
+    run_dir = make_run(tmp_path, "bank-numeric", "medium", limit=10_000, samples=4)
+    page = write_html_report(run_dir, tmp_path / "big.html")
+    result = _check_page(page, "dynamic", tmp_path)
+    assert result["samples_top"] is not None and result["samples_top"] < 10_000, result["samples_top"]
+    text = page.read_text(encoding="utf-8")
+    domains = set(re.findall(r"<option value='([a-z_]+)'>", text.split("<select name='domain'>")[1].split("</select>")[0]))
+    assert domains == {"electromagnetism", "mechanics", "modern_physics", "optics", "thermodynamics"}

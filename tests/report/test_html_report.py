@@ -44,7 +44,7 @@ def test_html_report_is_self_contained_with_cards_first(run_dir: Path) -> None:
 
 def test_sample_browser_rows_carry_their_filters(run_dir: Path) -> None:
     page = write_html_report(run_dir).read_text()
-    rows = re.findall(r"<tr data-reason='(\w+)' data-domain='[^']*' data-variant='(\d+)'>", page)
+    rows = re.findall(r"<tr (?:hidden )?data-reason='(\w+)' data-domain='[^']*' data-variant='(\d+)'>", page)
     assert len(rows) == 24 and {reason for reason, _ in rows} == {"correct", "wrong"}
     assert sum(reason == "wrong" for reason, _ in rows) == 8  # ids 0, 3, 6, 9 are answered wrong, twice each
     assert "<select name='reason'>" in page and "<select name='variant'>" in page
@@ -92,3 +92,20 @@ def test_report_prints_breakdowns_reasons_and_notes(run_dir: Path, capsys: pytes
     assert "why samples ended: correct 16 (67%) · wrong 8 (33%)" in out
     assert main(["report", str(run_dir), "--no-breakdowns"]) == 0
     assert "by parity" not in capsys.readouterr().out
+
+
+def test_no_breakdowns_reaches_the_html_report(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "plain.html"
+    assert main(["report", str(run_dir), "--no-breakdowns", "--html", str(out)]) == 0
+    page = out.read_text()
+    assert "id='groups'" not in page and "parity = even" not in page and "id='headline'" in page
+
+
+def test_multi_report_pairs_scene_stage_rates_and_shows_sample_efficiency(scripted_runs: dict[str, list[Path]],
+                                                                         tmp_path: Path) -> None:
+    runs = [p for kind in ("symbolic", "scene") for p in scripted_runs[kind]]
+    page = write_multi_report(runs, tmp_path / "multi.html").read_text()
+    for metric in ("accuracy", "playable_rate", "render_rate", "executable_rate", "eed"):
+        assert f"<h3>{metric}</h3>" in page
+    assert "sample efficiency of EED over accuracy" in page and "table class='efficiency'" in page
+    assert "sign-flip test" in page and "<nav class='toc'>" in page

@@ -38,7 +38,11 @@ def add_commands(sub: Any) -> None:
                                         "its own; several: leaderboards, paired comparison, curves, outcomes).")
     report.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
                         help="physeval run directories, inspect logs (.eval/.json) or lm-eval samples_*.jsonl files")
-    report.add_argument("--no-breakdowns", action="store_true", help="headline metrics only")
+    report.add_argument("--no-breakdowns", action="store_true",
+                        help="headline metrics only (also in the HTML report: no per-group figures or rows)")
+    report.add_argument("--robustness", action="store_true",
+                        help="with --html over several symbolic runs: also EED's robustness and pairwise confidence "
+                             "per scoring setting (PHYBench C.2, Table 6; rescores every sample six times)")
     report.add_argument("--scaling", action="store_true", help="also pass@k/maj@k for k = 1..K with the decay fit")
     report.add_argument("--lengths", action="store_true", help="also completion/reasoning token lengths per model")
     report.add_argument("--html", nargs="?", const="", metavar="PATH",
@@ -180,9 +184,10 @@ def _report(args: argparse.Namespace) -> int:
         from physeval.report.html import MULTI_REPORT_NAME, write_html_report, write_multi_report
 
         if len(args.run_dirs) == 1:
-            print(write_html_report(args.run_dirs[0], args.html or None))
+            print(write_html_report(args.run_dirs[0], args.html or None, breakdowns=not args.no_breakdowns))
         else:
-            print(write_multi_report(args.run_dirs, args.html or MULTI_REPORT_NAME))
+            print(write_multi_report(args.run_dirs, args.html or MULTI_REPORT_NAME,
+                                     robustness=getattr(args, "robustness", False)))
     return 0
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "outcome_bars",
     "paired_dots",
     "scaling_plot",
+    "static_dynamic_scatter",
 ]
 
 _BLUE, _ORANGE, _GREY = "#4C72B0", "#DD8452", "#555555"
@@ -105,7 +106,7 @@ def funnel(stages: Sequence[tuple[str, Mapping[str, Any]]], title: str = "stage 
                 fontweight="bold", color="white" if v > 0.35 else "#222222")
     ax.set_xlim(0, 1)
     ax.set_xticks([])
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     return _png(fig)
 
 
@@ -126,6 +127,33 @@ def paired_dots(pairs: Mapping[str, tuple[float, float]], title: str, labels: tu
     ax.set_title(f"{title} (n={len(ordered)} problems)")
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def static_dynamic_scatter(pairs: Mapping[str, tuple[float, float]], title: str) -> bytes | None:
+    """Per problem, static accuracy (x) against dynamic accuracy (y): one marker per distinct
+    point, its area and label the number of problems there, so no problem hides under another.
+    Points below the diagonal lost accuracy when the variants were asked."""
+    if not pairs:
+        return None
+    from collections import Counter
+
+    counts = Counter((round(a, 6), round(b, 6)) for a, b in pairs.values())
+    fig, ax = _figure(6.0, 5.0)
+    ax.plot([0, 1], [0, 1], color="#BBBBBB", lw=1, zorder=1, label="static = dynamic")
+    xs, ys, ns = zip(*((a, b, n) for (a, b), n in counts.items()))
+    ax.scatter(xs, ys, s=[30 + 25 * n for n in ns], color=_BLUE, alpha=0.6, edgecolor="white", zorder=2)
+    for x, y, n in zip(xs, ys, ns):
+        if n > 1:
+            ax.annotate(str(n), (x, y), ha="center", va="center", fontsize=8, color="white", fontweight="bold",
+                        zorder=3)
+    ax.set_xlim(-0.06, 1.06)
+    ax.set_ylim(-0.06, 1.06)
+    ax.set_xlabel("static accuracy (variant 0)")
+    ax.set_ylabel("dynamic accuracy (every variant)")
+    ax.set_title(f"{title} (n={len(pairs)} problems)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
     return _png(fig)
 
 
@@ -167,7 +195,7 @@ def outcome_bars(breakdowns: Sequence[Any], title: str = "why samples ended as t
     drawn = [b for b in breakdowns if b.total]
     if not drawn:
         return None
-    fig, ax = _figure(8.5, 0.55 * len(drawn) + 1.8)
+    fig, ax = _figure(8.5, max(0.55 * len(drawn) + 1.4, 2.6))
     reasons = list(dict.fromkeys(r for b in drawn for r, _ in b.counts))
     for yi, b in enumerate(drawn[::-1]):
         left = 0.0
@@ -186,7 +214,7 @@ def outcome_bars(breakdowns: Sequence[Any], title: str = "why samples ended as t
     from matplotlib.patches import Patch
 
     ax.legend(handles=[Patch(color=REASON_COLOURS.get(r, "#777777"), label=r) for r in reasons], fontsize=7,
-              ncol=min(5, len(reasons)), loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(drawn) < 3 else -0.2))
+              loc="upper left", bbox_to_anchor=(1.08, 1.0), borderaxespad=0.0, title="reason", title_fontsize=8)
     return _png(fig)
 
 
@@ -198,9 +226,13 @@ def length_histogram(series: Sequence[tuple[str, Sequence[int]]], title: str) ->
     fig, ax = _figure(7.5, 3.4)
     everything = [v for _, values in drawn for v in values]
     bins = min(30, max(5, int(math.sqrt(len(everything)))))
+    styles = ("-", "--", ":", "-.")
     for i, (label, values) in enumerate(drawn):
-        ax.hist(values, bins=bins, range=(min(everything), max(everything)), histtype="step", lw=2,
-                color=_PALETTE[i % len(_PALETTE)], label=f"{label} (n={len(values)})")
+        colour = _PALETTE[i % len(_PALETTE)]
+        ax.hist(values, bins=bins, range=(min(everything), max(everything)), histtype="stepfilled", alpha=0.18,
+                color=colour)
+        ax.hist(values, bins=bins, range=(min(everything), max(everything)), histtype="step", lw=1.8,
+                linestyle=styles[i % len(styles)], color=colour, label=f"{label} (n={len(values)})")
     ax.set_xlabel("tokens")
     ax.set_ylabel("samples")
     ax.set_title(title)
@@ -218,9 +250,10 @@ def accuracy_by_length(series: Sequence[Any], title: str = "accuracy by completi
         xs = [(b.low + b.high) / 2 for b in s.accuracy_by_length]
         ys = [b.accuracy for b in s.accuracy_by_length]
         ax.plot(xs, ys, "o-", color=_PALETTE[i % len(_PALETTE)], label=s.label)
-        for x, y, b in zip(xs, ys, s.accuracy_by_length):
-            ax.annotate(f"{b.n}", (x, y), xytext=(0, 5), textcoords="offset points", fontsize=7, ha="center")
-    ax.set_ylim(-0.02, 1.08)
+        for x, y, b in zip(xs, ys, s.accuracy_by_length):  # each model's counts at its own height: no overlap
+            ax.annotate(f"{b.n}", (x, y), xytext=(0, 6 + 9 * i), textcoords="offset points", fontsize=7,
+                        ha="center", color=_PALETTE[i % len(_PALETTE)])
+    ax.set_ylim(-0.02, 1.08 + 0.06 * len(drawn))
     ax.set_xlabel("completion tokens (bin middle; labels: samples per bin)")
     ax.set_ylabel("accuracy")
     ax.set_title(title)
