@@ -10,7 +10,7 @@ there. Either way the implied answer must parse and differ from the reference.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from physeval.probes.edit_checks import comparable
@@ -76,25 +76,42 @@ def _a_symbol_at(tokens: Tokens, k: int, n: int, hidden: Sequence[bool]) -> bool
     return not (k + n < len(tokens) and tokens[k + n] in ("_", "'"))
 
 
-def _carry_deletion(tokens: Tokens, const: Tokens) -> Tokens | None:
-    """Every standalone ``const`` deleted with its exponent; an emptied group becomes ``1``."""
-    hidden = in_name(tokens)
+SiteAt = Callable[[int, list[str]], tuple[int, Sequence[str]] | None]
+"""At token ``k`` (with the output so far): ``(end, replacement)`` for a site, else ``None``."""
+
+
+def _rewrite(tokens: Tokens, site_at: SiteAt) -> Tokens | None:
+    """``tokens`` with every site ``site_at`` finds (left to right, not overlapping) replaced;
+    ``None`` when there is none."""
     out: list[str] = []
     k = 0
     found = False
     while k < len(tokens):
-        if tuple(tokens[k:k + len(const)]) == const and _a_symbol_at(tokens, k, len(const), hidden):
-            end = k + len(const)
-            if end < len(tokens) and tokens[end] == "^":
-                end = _group_end(tokens, end + 1)
-            found = True
-            if out and out[-1] == "{" and end < len(tokens) and tokens[end] == "}":
-                out.append("1")
-            k = end
+        hit = site_at(k, out)
+        if hit is None:
+            out.append(tokens[k])
+            k += 1
             continue
-        out.append(tokens[k])
-        k += 1
+        k, replacement = hit
+        out.extend(replacement)
+        found = True
     return tuple(out) if found else None
+
+
+def _carry_deletion(tokens: Tokens, const: Tokens) -> Tokens | None:
+    """Every standalone ``const`` deleted with its exponent; an emptied group becomes ``1``."""
+    hidden = in_name(tokens)
+
+    def site_at(k: int, out: list[str]) -> tuple[int, Sequence[str]] | None:
+        if tuple(tokens[k:k + len(const)]) != const or not _a_symbol_at(tokens, k, len(const), hidden):
+            return None
+        end = k + len(const)
+        if end < len(tokens) and tokens[end] == "^":
+            end = _group_end(tokens, end + 1)
+        emptied = bool(out) and out[-1] == "{" and end < len(tokens) and tokens[end] == "}"
+        return end, ("1",) if emptied else ()
+
+    return _rewrite(tokens, site_at)
 
 
 def _group_end(tokens: Tokens, k: int) -> int:
@@ -114,20 +131,15 @@ def _group_end(tokens: Tokens, k: int) -> int:
 def _carry_unsquare(tokens: Tokens, base: Tokens) -> Tokens | None:
     """Every ``base^2`` written ``base``."""
     hidden = in_name(tokens)
-    out: list[str] = []
-    k = 0
-    found = False
     n = len(base)
-    while k < len(tokens):
+
+    def site_at(k: int, out: list[str]) -> tuple[int, Sequence[str]] | None:
         if (tuple(tokens[k:k + n]) == base and tuple(tokens[k + n:k + n + 2]) == ("^", "2")
                 and not hidden[k] and not (k and tokens[k - 1] in ("_", "^"))):
-            out.extend(base)
-            k += n + 2
-            found = True
-            continue
-        out.append(tokens[k])
-        k += 1
-    return tuple(out) if found else None
+            return k + n + 2, base
+        return None
+
+    return _rewrite(tokens, site_at)
 
 
 def _carry_fragment(tokens: Tokens, before: Tokens, after: Tokens) -> Tokens | None:
@@ -135,20 +147,15 @@ def _carry_fragment(tokens: Tokens, before: Tokens, after: Tokens) -> Tokens | N
     if not before:
         return None
     hidden = in_name(tokens)
-    out: list[str] = []
-    k = 0
-    found = False
     n = len(before)
-    while k < len(tokens):
+
+    def site_at(k: int, out: list[str]) -> tuple[int, Sequence[str]] | None:
         if (tuple(tokens[k:k + n]) == before and _a_symbol_at(tokens, k, n, hidden)
                 and not (k + n < len(tokens) and tokens[k + n] == "^")):
-            out.extend(after)
-            k += n
-            found = True
-            continue
-        out.append(tokens[k])
-        k += 1
-    return tuple(out) if found else None
+            return k + n, after
+        return None
+
+    return _rewrite(tokens, site_at)
 
 
 def implied_answer(solution: str, reference: str, edits: Sequence[Perturbation]) -> ImpliedAnswer:
