@@ -115,3 +115,37 @@ def test_a_render_pool_that_dies_gives_sandbox_error_rows_and_a_fresh_pool(
     assert [(r.status, r.error_kind) for r in rows] == [("error", "sandbox")] * 2
     assert all("the render pool died" in (r.error_message or "") for r in rows)
     assert all(r.completion and "```python" in r.completion for r in rows)  # kept for --retry-errors
+
+
+def _build(where: Path) -> Path:
+    """A stand-in setup build: ``bin/python`` links the test interpreter."""
+    (where / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, where / "bin" / "python")
+    return where
+
+
+def test_renders_use_the_build_verified_at_preflight_even_when_setup_switches_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from physeval.tasks.registry import get_task
+
+    first, second = _build(tmp_path / "builds" / "a"), _build(tmp_path / "builds" / "b")
+    root = tmp_path / "sandbox-venv"
+    os.symlink(first, root)
+    monkeypatch.setenv("PHYSEVAL_SANDBOX_PYTHON", str(root / "bin" / "python"))
+    import physeval.scenes.sandbox as sandbox_package
+    from physeval.scenes.sandbox import EnvironmentCheck
+
+    def verified(python: str, sandbox: str = "auto") -> EnvironmentCheck:  # the stand-ins hold no packages
+        return EnvironmentCheck(python=python, lock_file=None, sha256=None)
+
+    monkeypatch.setattr(sandbox_package, "verify_environment", verified)
+    task = get_task("bank-scene", render_workers=1)
+    asyncio.run(task.preflight())
+    os.symlink(second, tmp_path / "next")
+    os.replace(tmp_path / "next", root)  # what a concurrent `physeval sandbox setup` does
+    render = asyncio.run(task._render("import sys\nsys.exit(sys.executable)\n", None, "v.mp4"))
+    assert render.stage == "error" and str(first / "bin" / "python") in render.stderr_tail
+    assert task.provenance()["sandbox"]["verified"]["python"] == str(first / "bin" / "python")

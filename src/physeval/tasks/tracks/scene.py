@@ -103,6 +103,7 @@ class SceneTask(Task):
         self._judges_lock = threading.Lock()  # judges and the render pool are each built once, even from threads
         self._pool_lock = threading.Lock()
         self._environment: dict[str, Any] | None = None  # what the preflight verified
+        self._python: str | None = None  # the sandbox interpreter it verified (None: the default, unpinned)
 
     # -- prompt ---------------------------------------------------------------------------
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
@@ -137,10 +138,13 @@ class SceneTask(Task):
         """
         if self.judge_mode != "text":  # text mode renders nothing
             from physeval.scenes.sandbox import choose_backend, verify_environment
+            from physeval.scenes.sandbox.interpreter import pinned_sandbox_python
 
             choose_backend(self.opts.sandbox)  # SandboxUnavailable (a UserError) names every backend's reason
+            python = pinned_sandbox_python()  # the build verified here is the one every render uses
             # its lock file's packages import inside the sandbox, or SandboxEnvironmentError names the fix
-            self._environment = verify_environment(sandbox=self.opts.sandbox).to_dict()
+            self._environment = verify_environment(python, sandbox=self.opts.sandbox).to_dict()
+            self._python = python
         for judge in self.judges():
             check = getattr(judge, "preflight", None)
             if check is not None:
@@ -213,12 +217,14 @@ class SceneTask(Task):
         if code is None:
             return render_program(None)
         if self.opts.executor == "ray":
+            # not pinned: a Ray worker on another node has its own sandbox interpreter
             return await _ray_render(code, timeout, video_dir, video_name, sandbox)
         loop = asyncio.get_running_loop()
         pool = self._render_pool()
         try:
             return await loop.run_in_executor(pool, _render_job, code, timeout,
-                                              str(video_dir) if video_dir else None, video_name, sandbox)
+                                              str(video_dir) if video_dir else None, video_name, sandbox,
+                                              self._python)
         except concurrent.futures.process.BrokenProcessPool as exc:
             # a worker died outside any sandbox (the host's OOM killer, a crash): nothing was measured
             # about the program; the next render gets a fresh pool, and --retry-errors renders this one again
@@ -309,8 +315,10 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome], judge_ran: bool | None = N
     return metrics
 
 
-def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str = "auto") -> Render:
-    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox)
+def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str = "auto",
+                python: str | None = None) -> Render:
+    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox,
+                          python=python)
 
 
 async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str, sandbox: str = "auto") -> Render:
