@@ -127,7 +127,9 @@ for sig in (signal.SIGSTOP, signal.SIGKILL):
 
 def test_a_program_that_kills_its_supervisor_earns_zero_with_every_label_false(executor: LocalExecutor) -> None:
     judge = ScriptedModel(judge_script(True), name="always-yes")
-    (result,) = _score([fenced(KILLS_ITS_SUPERVISION)], [judge], executor)
+    opts = SceneRewardOptions(render_timeout=120.0)  # far past its run: only the program decides the verdict
+    (result,) = score_batch("scene", [fenced(KILLS_ITS_SUPERVISION)], scenes=[SCENE], options=opts, judges=[judge],
+                            executor=executor)
     assert result.reward == 0.0  # its own failure: a zero, never None ("not measured")
     assert result.outcome in ("executable", "error") and "sandbox" not in result.reason
     assert result.explanation["per_question"] == dict.fromkeys(KEYS, False)
