@@ -42,12 +42,13 @@ Definitions, with K the largest number of samples of any item:
   breakdown.
 - Items with fewer than K samples are left out of pass@K and maj@K (a note says how many);
   accuracy uses every sample.
-- **Dynamic metrics stand only on complete problems.** A :class:`Plan` says what a run set out to
-  grade (each problem's variants, K samples each). A problem with a planned variant missing, in
-  error, or graded fewer than K times is left out of ``dynamic_accuracy``, ``dynamic_pass@K``,
-  ``dynamic_maj@K`` and ``delta``, and a note counts and names it: what was not answered can never
-  make a problem "all variants right". The plan rides with the outcomes (:func:`with_plan`); without
-  one it is inferred from the outcomes themselves (every variant seen, K samples each), which still
+- **Dynamic metrics stand only on complete problems** (every ``product`` reduction does). A
+  :class:`Plan` says what a run set out to grade (each problem's variants, K samples each). A
+  problem with a planned variant missing, in error, or graded fewer than K times is left out of
+  ``dynamic_accuracy``, ``dynamic_pass@K``, ``dynamic_maj@K`` and ``delta``, and a note counts
+  and names it: what was not answered can never make a problem "all variants right". The plan
+  rides with the outcomes (:func:`with_plan`); without one it is inferred from the outcomes
+  themselves (every variant seen, K samples each), which still
   catches a missing sample but not a variant that left no graded sample at all.
 
 Grouped metrics are structured: :class:`MetricSet` keeps the ungrouped metrics by name and the
@@ -257,8 +258,8 @@ def complete_problem_outcomes(outcomes: Sequence[SampleOutcome], plan: Plan | No
         if lacking:
             short[pid] = lacking
     if not short:
-        return list(outcomes), ()
-    kept = [o for o in outcomes if o.problem_id not in short]
+        return PlannedOutcomes(outcomes, plan), ()
+    kept = PlannedOutcomes((o for o in outcomes if o.problem_id not in short), plan)
     named = "; ".join(f"{pid} ({', '.join(why[:3])}{', ...' if len(why) > 3 else ''})"
                       for pid, why in list(short.items())[:_NAMED])
     more = f"; and {len(short) - _NAMED} more" if len(short) > _NAMED else ""
@@ -375,8 +376,12 @@ def problem_values(outcomes: Iterable[SampleOutcome], item: ItemValue, across: A
 
     ``item`` reduces one item's samples to a value (or ``None``: no value); ``across`` reduces
     a problem's item values: ``mean``, ``product`` (a problem with any valueless variant is
-    left out) or ``static`` (variant ``"0"`` alone). Problems without a value are absent.
+    left out, and so is one whose planned variants were not all graded: see
+    :func:`complete_problem_outcomes`) or ``static`` (variant ``"0"`` alone). Problems without a
+    value are absent.
     """
+    if across == "product":
+        outcomes, _ = complete_problem_outcomes(outcomes if isinstance(outcomes, Sequence) else list(outcomes))
     out: dict[str, tuple[float, int]] = {}
     for pid, variants in group_items(outcomes).items():
         if across == "static":

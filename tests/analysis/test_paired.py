@@ -154,3 +154,21 @@ def test_delta_is_paired_problem_by_problem(tmp_path: Path) -> None:
     pair = compare_runs([a, b], "delta").pairs[0]
     assert (pair.value_a, pair.value_b, pair.diff) == (0.5, 0.5, 0.0)  # differences (+1, -1): p = 1
     assert pair.p_value == 1.0 and pair.confidence == 0.5
+
+
+def test_dynamic_accuracy_pairs_only_problems_whose_planned_variants_were_all_graded(tmp_path: Path) -> None:
+    # Problems 1 and 2 are planned with variants 0 and 1. Run A never answered problem 2's variant 1
+    # (its variant 0 is right); B answered everything right. Problem 2 is left out of A's dynamic
+    # accuracy, so the pair stands on problem 1 alone: A 1 x 0 = 0, B 1 x 1 = 1.
+    from physeval.metrics import Plan
+    from physeval.report.summary import PLAN_META
+    from physeval.store import RunStore
+
+    a = tmp_path / "a"
+    with RunStore(a) as store:
+        store.set_meta(PLAN_META, Plan.of([("1", "0"), ("1", "1"), ("2", "0"), ("2", "1")]).to_dict())
+    run_a = store_run(a, [row("1", True), row("1", False, variant="1"), row("2", True)], model="A")
+    run_b = store_run(tmp_path / "b", [row("1", True), row("1", True, variant="1"), row("2", True),
+                                       row("2", True, variant="1")], model="B")
+    pair = compare_runs([run_a, run_b], "dynamic_accuracy").pairs[0]
+    assert (pair.value_a, pair.value_b, pair.n) == (0.0, 1.0, 1)

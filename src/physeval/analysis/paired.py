@@ -47,6 +47,7 @@ from physeval.metrics import (
     item_fraction,
     item_mean_score,
     problem_values,
+    with_plan,
 )
 
 __all__ = [
@@ -330,8 +331,9 @@ def paired_values(a: Run, b: Run, metric: str = "accuracy",
     if not common:
         raise PairingError(f"cannot pair {a.path} with {b.path}: they share no problem")
     reduce = METRICS[metric].values
-    values_a = reduce([o for o in a.outcomes() if (o.problem_id, o.variant) in common])
-    values_b = reduce([o for o in b.outcomes() if (o.problem_id, o.variant) in common])
+    # each run's plan rides along: a problem it did not fully grade stays out of its dynamic values
+    values_a = reduce(with_plan([o for o in a.outcomes() if (o.problem_id, o.variant) in common], a.plan))
+    values_b = reduce(with_plan([o for o in b.outcomes() if (o.problem_id, o.variant) in common], b.plan))
     paired = {pid: (values_a[pid][0], values_b[pid][0], values_a[pid][1] + values_b[pid][1])
               for pid in values_a if pid in values_b}
     overlap = Overlap(len(common), len(questions_a.keys() - common), len(questions_b.keys() - common), len(paired))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from physeval.metrics import SampleOutcome, outcomes_from_rows
+from physeval.metrics import Plan, SampleOutcome, outcomes_from_rows, with_plan
 from physeval.store import SampleRow
 
 __all__ = ["Run"]
@@ -25,7 +25,8 @@ class Run:
 
     ``track`` is the task's track (``numeric``, ``symbolic``, ``scene``, ...) when the task is
     registered, else read from the grades (a scene grade has a ``stage``). ``dynamic`` is
-    whether any problem comes in more than one variant.
+    whether any problem comes in more than one variant. ``plan`` is what the run set out to grade
+    (problems x variants x samples; ``None``: not known), so dynamic metrics leave incomplete problems out.
     """
 
     path: Path
@@ -36,6 +37,7 @@ class Run:
     summary: Mapping[str, Any]
     rows: tuple[SampleRow, ...]
     data_sha256: Mapping[str, str]
+    plan: Plan | None = None
 
     @property
     def graded(self) -> list[SampleRow]:
@@ -43,5 +45,5 @@ class Run:
         return [r for r in self.rows if r.status == "answered"]
 
     def outcomes(self) -> list[SampleOutcome]:
-        """The graded rows as metric outcomes."""
-        return outcomes_from_rows(self.graded)
+        """The graded rows as metric outcomes, carrying the run's plan."""
+        return with_plan(outcomes_from_rows(self.graded), self.plan)

@@ -20,7 +20,7 @@ __all__ = ["Run", "load_run", "load_runs", "run_labels"]
 
 def load_run(run_dir: str | Path) -> Run:
     """Read ``run_dir`` (``summary.json`` and the run store); a :class:`UserError` when it is not a run."""
-    from physeval.report.summary import SUMMARY_NAME, read_summary
+    from physeval.report.summary import SUMMARY_NAME, read_summary, run_plan
 
     path = Path(run_dir)
     if not RunStore.exists(path) or not (path / SUMMARY_NAME).is_file():
@@ -29,13 +29,14 @@ def load_run(run_dir: str | Path) -> Run:
     with RunStore(path) as store:
         rows = tuple(store.rows())
         sha = store.get_meta("data_sha256", {}) or {}
+        plan = run_plan(store)
     task = str(summary.get("task", ""))
     variants: dict[str, Any] = {}
     for r in rows:
         variants.setdefault(r.problem_id, set()).add(r.variant)
     return Run(path=path, task=task, model=str(summary.get("model", "")), track=_track(task, rows),
                dynamic=any(len(v) > 1 for v in variants.values()), summary=summary, rows=rows,
-               data_sha256=dict(sha))
+               data_sha256=dict(sha), plan=plan)
 
 
 def load_runs(run_dirs: Sequence[str | Path]) -> list[Run]:
