@@ -14,12 +14,14 @@ and per-group accuracy) must be equal, not close: both sides run physeval's redu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +65,26 @@ def _by_prompt(task_name: str, options: dict[str, Any] | None = None) -> dict[st
 
 
 # -- reading both sides ------------------------------------------------------------------------------
+_INTERVAL = ("/ci_low", "/ci_high", "/n")
+_INSPECT_OWN = {None, "", "physeval_reduced", "correct", "eed"}  # accuracy/stderr and physeval on reduced scores
+
+
 def _inspect_metrics(log: EvalLog) -> dict[tuple[str, str], float]:
-    """(group, name) -> value over every metric of the log's one scorer."""
+    """(group, name) -> value over physeval's metrics of the log's one scorer: ("physeval", NAME), and
+    (KEY, VALUE) for the grouped ones, which inspect shows as KEY/VALUE."""
     assert log.status == "success", log.error
     assert log.results is not None
     out: dict[tuple[str, str], float] = {}
     for score in log.results.scores:
         for metric in score.metrics.values():
-            out[(metric.group or "", metric.name)] = metric.value
+            if metric.group in _INSPECT_OWN or metric.name.endswith(_INTERVAL):
+                continue
+            if metric.group == "physeval":
+                out[("physeval", metric.name)] = metric.value
+            else:
+                key, _, value = metric.name.partition("/")
+                assert key == metric.group, metric.name  # group/value, not a bare value
+                out[(key, value)] = metric.value
     return out
 
 
@@ -91,7 +105,8 @@ def _assert_same(inspect_side: dict[tuple[str, str], float], physeval_side: dict
 
 
 # -- mock model, in process ----------------------------------------------------------------------------
-def _mock_model(task_name: str, options: dict[str, Any] | None = None) -> Any:
+def _mock_model(task_name: str, options: dict[str, Any] | None = None,
+                response: Callable[[str, Problem, int], str] | None = None) -> Any:
     """mockllm whose reply to a prompt is :func:`_response` for that prompt's problem; a prompt's
     n-th request gets sample n's response (usage given, so inspect counts no tokens itself)."""
     problems = _by_prompt(task_name, options)
@@ -101,7 +116,8 @@ def _mock_model(task_name: str, options: dict[str, Any] | None = None) -> Any:
         prompt = messages[-1].text
         sample = calls.get(prompt, 0)
         calls[prompt] = sample + 1
-        output = ModelOutput.from_content(model="mockllm", content=_response(task_name, problems[prompt], sample))
+        output = ModelOutput.from_content(model="mockllm",
+                                          content=(response or _response)(task_name, problems[prompt], sample))
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return output
 
@@ -159,7 +175,8 @@ def test_dynamic_metrics_over_variant_groups_for_any_inspect_scorer() -> None:
     assert pi.static_accuracy()(scores) == pytest.approx(2 / 3)
     assert pi.dynamic_accuracy()(scores) == pytest.approx(1 / 3)
     assert pi.delta()(scores) == pytest.approx((0 + 1 + 0) / 3)
-    assert pi.per_variant()(scores) == {"0": pytest.approx(2 / 3), "1": pytest.approx(2 / 3), "2": 1.0}
+    assert pi.per_variant()(scores) == {"variant/0": pytest.approx(2 / 3), "variant/1": pytest.approx(2 / 3),
+                                        "variant/2": 1.0}
 
 
 def test_an_error_grade_is_unscored_and_left_out_as_physeval_leaves_error_rows_out() -> None:
@@ -177,10 +194,11 @@ def test_task_options_are_inspect_task_arguments_checked_by_physeval() -> None:
     assert factory is not None
     params = registry_info(factory).metadata["params"]
     assert {"rel_tol", "data", "system_prompt", "artifacts_dir"} <= set(params)
-    from physeval.errors import OptionError
+    from inspect_ai._util.error import PrerequisiteError
 
-    with pytest.raises(OptionError, match="rel_tl"):
+    with pytest.raises(PrerequisiteError, match="did you mean 'rel_tol'"):  # inspect prints it as one line
         factory(rel_tl=0.1)
+    assert registry_lookup("task", "physeval/bank-numeric") is not None  # physeval's spelling too
 
 
 # -- the inspect command against a scripted server, and physeval run against the same script --------------
@@ -285,13 +303,83 @@ def test_scene_task_renders_and_judges_inside_the_scorer_as_physeval_does(tmp_pa
         records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "response": s.output.completion}
                    for s in log.samples]
         summary, _ = score_responses("bank-scene", records, run_dir=tmp_path / "physeval", task_options=options)
-    stages = {s.scores["grader"].metadata["grade"]["stage"] for s in log.samples}
-    playable = sum(s.scores["grader"].metadata["grade"]["stage"] == "playable" for s in log.samples)
+    stages = {s.scores["physeval/grader"].metadata["grade"]["stage"] for s in log.samples}
+    playable = sum(s.scores["physeval/grader"].metadata["grade"]["stage"] == "playable" for s in log.samples)
     assert len(list((tmp_path / "art" / "videos").glob("*.mp4"))) == playable > 0
     assert len(stages) > 1, "the script must give both a crashing and a rendering program"
-    assert {"C", "I"} <= {s.scores["grader"].value for s in log.samples}
+    assert {"C", "I"} <= {s.scores["physeval/grader"].value for s in log.samples}
     # Judge wall-clock seconds are measured, not graded: they differ between any two gradings.
     timed = {key for key in _physeval_metrics(summary) if "seconds" in key[1]}
     inspect_side = {k: v for k, v in _inspect_metrics(log).items() if k not in timed}
     physeval_side = {k: v for k, v in _physeval_metrics(summary).items() if k not in timed}
     _assert_same(inspect_side, physeval_side)
+
+
+# -- inspect's own conventions: named tasks, `inspect score`, epochs reducers, -T errors ------------------
+def test_inspect_task_for_is_logged_by_name_with_its_arguments(tmp_path: Path) -> None:
+    [log] = inspect_eval(pi.inspect_task_for("bank-numeric", {"variants": 2}), model=_mock_model("bank-numeric",
+                         {"variants": 2}), limit=4, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.eval.task == "physeval/bank_numeric"
+    assert log.eval.task_args["variants"] == 2  # so `inspect eval-retry` rebuilds the same task
+    assert log.eval.scorers is not None and log.eval.scorers[0].name == "physeval/grader"
+
+
+def test_symbolic_scores_are_a_dict_with_eed_and_each_physeval_metric_carries_its_interval_and_n(
+        tmp_path: Path) -> None:
+    [log] = inspect_eval(pi.inspect_task_for("bank-symbolic"), model=_mock_model("bank-symbolic"), limit=8,
+                         log_dir=str(tmp_path / "logs"), display="none")
+    assert log.samples
+    values = [s.scores["physeval/grader"].value for s in log.samples]
+    assert all(set(v) == {"correct", "eed"} for v in values)  # type: ignore[arg-type]
+    by_group = {(m.group or score.name, m.name): m.value for score in log.results.scores  # type: ignore[union-attr]
+                for m in score.metrics.values()}
+    assert by_group[("eed", "mean")] == pytest.approx(sum(v["eed"] for v in values) / 8)  # type: ignore[index]
+    assert by_group[("physeval", "eed_mean")] == pytest.approx(by_group[("eed", "mean")])
+    assert by_group[("correct", "accuracy")] == by_group[("physeval", "accuracy")]
+    low, high = by_group[("physeval", "accuracy/ci_low")], by_group[("physeval", "accuracy/ci_high")]
+    assert low <= by_group[("physeval", "accuracy")] <= high and by_group[("physeval", "accuracy/n")] == 8
+
+
+def test_epochs_reducer_max_is_honoured_with_inspects_accuracy_and_stderr_beside_physevals(tmp_path: Path) -> None:
+    from inspect_ai import Epochs
+
+    def independent(task_name: str, problem: Problem, sample: int) -> str:
+        """Wrong in about half of the epochs, independently (CRC-32 of ids differing in one digit are not)."""
+        digest = hashlib.sha256(f"{problem.id}|{problem.variant}|{sample}".encode()).digest()
+        return "\\boxed{7}" if digest[0] % 2 else _response(task_name, problem, 1)
+
+    [log] = inspect_eval(pi.inspect_task_for("bank-numeric"), model=_mock_model("bank-numeric", response=independent),
+                         limit=24, epochs=Epochs(2, "max"), log_dir=str(tmp_path / "logs"), display="none")
+    assert log.reductions and [r.reducer for r in log.reductions] == ["max"]
+    metrics = {(score.reducer, m.group, m.name): m.value for score in log.results.scores  # type: ignore[union-attr]
+               for m in score.metrics.values()}
+    any_right = {}
+    for s in log.samples or []:
+        any_right[s.id] = any_right.get(s.id, False) or s.scores["physeval/grader"].metadata["correct"]
+    assert 0 < sum(any_right.values()) < len(any_right) == 24
+    expected = sum(any_right.values()) / 24  # six whole problems of four variants: per variant = per problem
+    assert metrics[("max", None, "accuracy")] == pytest.approx(expected)
+    assert metrics[("max", "physeval_reduced", "reduced/accuracy")] == pytest.approx(expected)
+    assert metrics[(None, "physeval", "pass@2")] == pytest.approx(expected)  # physeval's own view of the epochs
+    assert metrics[("max", None, "stderr")] > 0
+
+
+def test_inspect_score_rescores_a_log_by_the_scorer_it_records(tmp_path: Path) -> None:
+    [log] = inspect_eval(pi.inspect_task_for("bank-numeric"), model=_mock_model("bank-numeric"), limit=8,
+                         log_dir=str(tmp_path / "logs"), display="none")
+    before = _inspect_metrics(log)
+    done = subprocess.run([_inspect_command(), "score", str(log.location), "--action", "overwrite", "--overwrite",
+                           "--display", "none"], capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _inspect_metrics(read_eval_log(str(log.location))) == before
+
+
+def test_a_misspelt_or_mistyped_task_argument_is_one_line_from_inspect_eval(tmp_path: Path) -> None:
+    for arg, expected in (("rel_tl=0.1", "did you mean 'rel_tol'"), ("rel_tol=abc", "rel_tol")):
+        done = subprocess.run([_inspect_command(), "eval", "physeval/bank-numeric", "-T", arg, "--model",
+                               "mockllm/model", "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+                              env={**os.environ, "COLUMNS": "400"}, capture_output=True, text=True, timeout=600,
+                              check=False)
+        assert done.returncode != 0
+        message = (done.stdout + done.stderr).strip()  # inspect prints it on its console
+        assert expected in message and len(message.splitlines()) == 1, message[-2000:]

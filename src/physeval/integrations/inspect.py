@@ -1,33 +1,40 @@
 """physeval tasks, graders and metrics inside inspect_ai (extra ``inspect``).
 
 Every registered physeval task is an inspect task named ``physeval/<name>`` with ``-`` written
-``_`` (``abench-b`` -> ``physeval/abench_b``), found through inspect's entry-point group
-``inspect_ai`` (``physeval = "physeval.integrations.inspect"``), so
+``_`` (``abench-b`` -> ``physeval/abench_b``) and also under physeval's own spelling
+(``physeval/abench-b``), found through inspect's entry-point group ``inspect_ai``
+(``physeval = "physeval.integrations.inspect"``), so
 
-    inspect eval physeval/abench_b --model vllm/Qwen/Qwen3-8B -T data=path/to/abench
+    inspect eval physeval/abench-b --model vllm/Qwen/Qwen3-8B -T data=path/to/abench
 
 runs it. The task's options are the inspect task's arguments (``-T key=value``), checked by the
-task's own ``Options`` dataclass, so a misspelt option fails as it does under ``physeval run``;
+task's own ``Options`` dataclass: a misspelt key or a value of the wrong type stops the run with
+one line naming the closest option (inspect's ``PrerequisiteError``), as under ``physeval run``;
 ``-T artifacts_dir=DIR`` keeps what grading makes (scene videos) under ``DIR``.
+:func:`inspect_task_for` builds the same task through the registered function, so the log names
+it and records its arguments (``inspect eval-retry`` rebuilds it).
 
 The contract, and why the numbers are physeval's own:
 
 - **One inspect sample per problem variant.** Its input is exactly ``Task.prompt(problem)``;
   its metadata carries ``problem_id``, ``variant``, the problem's ``meta`` and ``answer``.
   Inspect epochs are physeval samples (epoch ``e`` is sample ``e - 1``).
-- **The scorer is the task's grader.** :func:`grader` awaits ``Task.agrade`` (scene tasks render
-  the program and ask their judges there) on the completion with ``<think>`` spans removed, as
-  physeval's model layer removes them. The :class:`~inspect_ai.scorer.Score` has value ``"C"``
-  or ``"I"``, ``answer`` = the extracted answer, ``explanation`` = the grader's reason, and
-  metadata with ``outcome``, ``reason``, ``correct``, ``score``, ``epoch`` and the whole grade.
-  A grade whose outcome is ``error`` (a failed judge, a crashed grader) is *unscored* (NaN),
-  which inspect leaves out of metrics exactly as physeval leaves error rows out of its summary.
-- **Metrics are physeval's reduction.** :func:`task_metrics` rebuilds physeval's
-  :class:`~physeval.metrics.SampleOutcome` records from the unreduced scores (one per sample
-  per epoch) and returns the task's own ``metrics()`` (accuracy, avg/pass/maj@K, static/dynamic
-  accuracy and delta, EED, scene stage rates: the names of ``summary.json``).
-  :func:`per_variant` and :func:`breakdown` are the grouped ones (value -> accuracy), shown by
-  inspect under the group's name (``variant``, ``language``, ``domain``...).
+- **The scorer is the task's grader**, logged as ``physeval/grader`` with its arguments, so
+  ``inspect score LOG`` rescores a log without ``--scorer``. It awaits ``Task.agrade`` (scene tasks
+  render the program and ask their judges there) on the completion with ``<think>`` spans removed.
+  The :class:`~inspect_ai.scorer.Score` has value ``"C"`` or ``"I"`` (symbolic tasks:
+  ``{"correct": "C"/"I", "eed": 0-100}``), ``answer`` = the extracted answer, ``explanation`` = the
+  grader's reason, and metadata with ``outcome``, ``reason``, ``correct``, ``score``, ``epoch`` and
+  the whole grade. A grade whose outcome is ``error`` is *unscored* (NaN), which inspect leaves
+  out of metrics exactly as physeval leaves error rows out of its summary.
+- **Metrics.** Inspect's ``accuracy()`` and ``stderr()`` run on the scores reduced by the epochs
+  reducer (``--epochs-reducer max``...), and :func:`reduced_metrics` gives physeval's metrics on
+  those reduced scores (``reduced/accuracy``...). :func:`task_metrics` rebuilds physeval's
+  :class:`~physeval.metrics.SampleOutcome` records from the unreduced scores (one per sample per
+  epoch) and returns the task's own ``metrics()`` (accuracy, avg/pass/maj@K, static/dynamic
+  accuracy and delta, EED, scene stage rates: the names of ``summary.json``), each with its 95 %
+  interval and n (``accuracy/ci_low``, ``accuracy/ci_high``, ``accuracy/n``). :func:`per_variant`
+  and :func:`breakdown` are the grouped ones, named ``group/value`` (``domain/optics`` -> accuracy).
   :func:`static_accuracy`, :func:`dynamic_accuracy` and :func:`delta` work over variant groups
   for any inspect scorer whose samples carry ``problem_id`` and ``variant`` metadata.
 
@@ -44,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from physeval.errors import missing_extra
+from physeval.errors import UserError, missing_extra
 from physeval.metrics import (
     SampleOutcome,
     accuracy_metrics,
@@ -63,6 +70,7 @@ from physeval.tasks.registry import get_task, task_classes
 try:
     from inspect_ai import Task as InspectTask
     from inspect_ai import task as inspect_task
+    from inspect_ai._util.error import PrerequisiteError
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import (
         ChatMessage,
@@ -79,6 +87,7 @@ try:
         Scorer,
         Target,
         accuracy,
+        mean,
         metric,
         scorer,
         stderr,
@@ -98,6 +107,8 @@ __all__ = [
     "outcomes_from_scores",
     "per_variant",
     "physeval_task",
+    "logged_grader",
+    "reduced_metrics",
     "register_inspect_task",
     "samples_for",
     "static_accuracy",
@@ -165,13 +176,16 @@ def samples_for(task: Task, problems: Sequence[Problem]) -> list[Sample]:
 
 # -- scorer ---------------------------------------------------------------------------------------
 def _score_of(grade: Grade, epoch: int) -> Score:
+    """``C``/``I``; for a grade with an EED score (symbolic tasks) the dict ``{"correct": C/I, "eed": 0-100}``,
+    so inspect's ``accuracy()`` and reducers see both."""
     data = grade.to_dict()
     metadata = {"outcome": grade.outcome, "reason": grade.reason, "correct": bool(grade.correct),
                 "score": grade.score, "epoch": epoch, "grade": data}
     if grade.outcome == Outcome.ERROR:  # measured nothing: left out of metrics, as physeval leaves error rows out
         return Score.unscored(answer=grade.extracted, explanation=grade.reason, metadata=metadata)
-    return Score(value=CORRECT if grade.correct else INCORRECT, answer=grade.extracted, explanation=grade.reason,
-                 metadata=metadata)
+    verdict = CORRECT if grade.correct else INCORRECT
+    value: Any = {"correct": verdict, "eed": float(data["eed_score"])} if "eed_score" in data else verdict
+    return Score(value=value, answer=grade.extracted, explanation=grade.reason, metadata=metadata)
 
 
 @scorer(metrics=[accuracy(), stderr()])
@@ -200,6 +214,14 @@ def grader(task: str, options: dict[str, Any] | None = None, artifacts_dir: str 
     return score
 
 
+@scorer(name="physeval/grader", metrics=[accuracy(), stderr()])
+def logged_grader(task: str, options: dict[str, Any] | None = None, artifacts_dir: str | None = None) -> Scorer:
+    """:func:`grader` as the tasks use it. Inspect logs a scorer by its name without the package
+    prefix; this one's is ``physeval/grader``, which ``inspect score LOG`` resolves through
+    physeval's entry point to :func:`grader` with the logged arguments."""
+    return grader(task=task, options=options, artifacts_dir=artifacts_dir)
+
+
 # -- metrics --------------------------------------------------------------------------------------
 def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
     """Physeval outcomes from inspect's unreduced scores (one per sample per epoch).
@@ -219,10 +241,24 @@ def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
         seen[(pid, variant)] = index + 1
         sample = int(score_meta["epoch"]) - 1 if "epoch" in score_meta else index
         grade = score_meta.get("grade")
-        correct = bool(score_meta["correct"]) if "correct" in score_meta else _to_float(s.score.value) == 1.0
+        correct = bool(score_meta["correct"]) if "correct" in score_meta else _value(s.score.value) == 1.0
         out.append(SampleOutcome(pid, variant, sample, correct, score_meta.get("score"),
                                  (grade or {}).get("answer_key"), sample_meta.get("meta") or {}, grade))
     return out
+
+
+def _value(value: Any) -> float:
+    """A score value as a float: a dict's ``correct`` entry (physeval's symbolic scores), else the value."""
+    return _to_float(value["correct"] if isinstance(value, dict) and "correct" in value else value)
+
+
+def _with_intervals(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """Each physeval metric's value, and its 95 % interval and n as ``NAME/ci_low``, ``NAME/ci_high``, ``NAME/n``."""
+    out: dict[str, float] = {}
+    for name, m in metrics.items():
+        out[name] = m.value
+        out[f"{name}/ci_low"], out[f"{name}/ci_high"], out[f"{name}/n"] = m.ci_low, m.ci_high, float(m.n)
+    return _finite(out)
 
 
 def _finite(values: Mapping[str, float]) -> dict[str, float]:
@@ -235,8 +271,28 @@ def task_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
     """Every ungrouped metric of physeval task ``task``, computed by the task's own ``metrics()``
     on the unreduced scores: the names and values of its ``summary.json`` ``metrics``."""
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        metrics = physeval_task(task, options).metrics(outcomes_from_scores(scores))
-        return _finite({name: m.value for name, m in metrics.items()})
+        return _with_intervals(physeval_task(task, options).metrics(outcomes_from_scores(scores)))
+
+    return compute
+
+
+@metric(name="physeval_reduced", scores="reduced")
+def reduced_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
+    """Physeval's ungrouped metrics on inspect's *reduced* scores (``--epochs-reducer``): one sample
+    per problem variant, right when its reduced score is 1 (``max``: some epoch right; ``mode``,
+    ``majority``: most epochs; the default ``mean``: every epoch), EED the reduced EED; named
+    ``reduced/<name>`` beside inspect's own metrics."""
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        outcomes = []
+        for s in scores:
+            meta = s.sample_metadata or {}
+            value = s.score.value
+            eed = value.get("eed") if isinstance(value, dict) else None
+            outcomes.append(SampleOutcome(str(meta.get("problem_id", s.sample_id)), str(meta.get("variant", "0")), 0,
+                                          _value(value) == 1.0, None if eed is None else float(eed) / 100.0, None,
+                                          meta.get("meta") or {}, None))
+        reduced = _with_intervals(physeval_task(task, options).metrics(outcomes))
+        return {f"reduced/{name}": value for name, value in reduced.items()}
 
     return compute
 
@@ -249,7 +305,8 @@ def per_variant() -> Metric:
         table = breakdown_metrics(outcomes_from_scores(scores), "variant",
                                   lambda group: {"accuracy": accuracy_metrics(group)["accuracy"]},
                                   value_of=lambda o: o.variant)
-        return _finite({value: m["accuracy"].value for value, m in table.breakdowns.get("variant", {}).items()})
+        return _finite({f"variant/{value}": m["accuracy"].value
+                        for value, m in table.breakdowns.get("variant", {}).items()})
 
     return compute
 
@@ -268,8 +325,8 @@ def breakdown(key: str) -> Callable[..., Metric]:
                 def compute(scores: list[SampleScore]) -> dict[str, float]:
                     group_metrics = physeval_task(task, options).group_metrics
                     table = breakdown_metrics(outcomes_from_scores(scores), key, group_metrics)
-                    return _finite({value: m[name].value for value, m in table.breakdowns.get(key, {}).items()
-                                    if name in m})
+                    return _finite({f"{key}/{value}": m[name].value
+                                    for value, m in table.breakdowns.get(key, {}).items() if name in m})
 
                 return compute
 
@@ -319,35 +376,59 @@ def inspect_task_name(name: str) -> str:
 
 def inspect_task_for(name: str, options: Mapping[str, Any] | None = None, *,
                      artifacts_dir: str | None = None) -> InspectTask:
-    """The inspect :class:`~inspect_ai.Task` of physeval task ``name``: its samples, ``generate()``,
-    :func:`grader` (keeping artefacts in ``artifacts_dir``), and :func:`task_metrics`
-    (+ :func:`per_variant` for dynamic tasks, one :func:`breakdown` metric per breakdown field)."""
-    opts = {k: v for k, v in dict(options or {}).items() if v is not None}
+    """The inspect :class:`~inspect_ai.Task` of physeval task ``name``, made by its registered task
+    function, so the log names it ``physeval/<name>`` with ``options`` as its ``task_args`` and
+    ``inspect eval-retry`` can rebuild it (see :func:`_build` for what it holds)."""
+    given = {k: v for k, v in dict(options or {}).items() if v is not None}
+    if artifacts_dir is not None:
+        given["artifacts_dir"] = artifacts_dir
+    return register_inspect_task(name)(**given)
+
+
+def _build(name: str, options: Mapping[str, Any], artifacts_dir: str | None) -> InspectTask:
+    """Samples, ``generate()``, the :func:`grader` scorer (artefacts in ``artifacts_dir``) and the
+    metrics: inspect's ``accuracy()`` and ``stderr()`` (on the reduced scores, so
+    ``--epochs-reducer`` applies), :func:`task_metrics` (physeval's over every epoch, with
+    intervals and n), :func:`reduced_metrics` (physeval's on the reduced scores),
+    :func:`per_variant` for dynamic tasks and one :func:`breakdown` per breakdown field."""
+    opts = {k: v for k, v in dict(options).items() if v is not None}
     task, problems = _instance(name, opts)
-    metrics: list[Any] = [task_metrics(task=name, options=opts)]
+    headline: list[Any] = [accuracy(), stderr()]
+    if task.track == "symbolic":  # the score is {"correct": C/I, "eed": 0-100}: inspect's metrics per key
+        headline = [{"correct": [accuracy(), stderr()], "eed": [mean(), stderr()]}]
+    metrics: list[Any] = [*headline, task_metrics(task=name, options=opts), reduced_metrics(task=name, options=opts)]
     if task.dynamic:
         metrics.append(per_variant())
     metrics += [breakdown(key)(task=name, options=opts) for key in task.breakdowns if key != "variant"]
     return InspectTask(
         dataset=MemoryDataset(samples_for(task, list(problems.values())), name=name),
         solver=generate(),
-        scorer=grader(task=name, options=opts, artifacts_dir=artifacts_dir),
+        scorer=logged_grader(task=name, options=opts, artifacts_dir=artifacts_dir),
         metrics=metrics,
         metadata={"physeval_task": name, "physeval_options": opts, "physeval_config": task.config()},
     )
 
 
+_IGNORED_ARGS = frozenset({"model"})  # inspect passes the model to every task; physeval tasks take none
+
+
 def _factory(name: str, cls: type[Task]) -> Callable[..., InspectTask]:
-    """A function whose keyword arguments are the fields of ``cls.Options`` (so inspect binds
-    ``-T key=value`` to them and warns about unknown ones) and ``artifacts_dir``, returning
-    :func:`inspect_task_for`."""
+    """A function whose keyword arguments are the fields of ``cls.Options`` and ``artifacts_dir``
+    (so ``inspect info`` lists them), plus ``**others`` so a misspelt ``-T`` key reaches physeval's
+    option check instead of being dropped with a warning; every option error is one line
+    (inspect's :class:`PrerequisiteError`), naming the closest option."""
     def make(**options: Any) -> InspectTask:
         artifacts_dir = options.pop("artifacts_dir", None)
-        return inspect_task_for(name, options, artifacts_dir=artifacts_dir)
+        given = {k: v for k, v in options.items() if k not in _IGNORED_ARGS}
+        try:
+            return _build(name, given, artifacts_dir)
+        except UserError as exc:
+            raise PrerequisiteError(f"physeval/{inspect_task_name(name)}: {exc}") from None
 
     params = [_py.Parameter(f.name, _py.Parameter.KEYWORD_ONLY, default=None, annotation=hint)
               for f, hint in option_fields(cls.Options)]
     params.append(_py.Parameter("artifacts_dir", _py.Parameter.KEYWORD_ONLY, default=None, annotation=str | None))
+    params.append(_py.Parameter("others", _py.Parameter.VAR_KEYWORD, annotation=Any))
     make.__signature__ = _py.Signature(params, return_annotation=InspectTask)  # type: ignore[attr-defined]
     make.__name__ = make.__qualname__ = inspect_task_name(name)
     make.__doc__ = f"physeval task {name}: {cls.description}"
@@ -358,12 +439,14 @@ _REGISTERED: dict[str, Callable[..., InspectTask]] = {}
 
 
 def register_inspect_task(name: str) -> Callable[..., InspectTask]:
-    """Register physeval task ``name`` with inspect as ``physeval/<inspect_task_name(name)>``
-    (idempotent); returns the registered task function."""
+    """Register physeval task ``name`` with inspect as ``physeval/<inspect_task_name(name)>`` and,
+    when the name has a hyphen, also as ``physeval/<name>`` (idempotent); returns the task function."""
     with _INSTANCES_LOCK:
         if name not in _REGISTERED:
             cls = task_classes()[name]
             _REGISTERED[name] = inspect_task(name=inspect_task_name(name))(_factory(name, cls))
+            if inspect_task_name(name) != name:  # `inspect eval physeval/bank-numeric`, as physeval spells it
+                inspect_task(name=name)(_factory(name, cls))
         return _REGISTERED[name]
 
 
