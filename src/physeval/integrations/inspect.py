@@ -53,6 +53,8 @@ from typing import Any
 
 from physeval.errors import UserError, missing_extra
 from physeval.metrics import (
+    MetricSet,
+    Plan,
     SampleOutcome,
     accuracy_metrics,
     breakdown_metrics,
@@ -60,6 +62,7 @@ from physeval.metrics import (
     metric_from_values,
     problem_values,
     reduce_metric,
+    with_plan,
 )
 from physeval.models.base import split_reasoning
 from physeval.problems import Grade, Outcome, Problem
@@ -266,12 +269,20 @@ def _finite(values: Mapping[str, float]) -> dict[str, float]:
     return {k: float(v) for k, v in values.items() if v is not None and not math.isnan(v)}
 
 
+def _planned_metrics(task: str, options: dict[str, Any] | None, outcomes: list[SampleOutcome]) -> MetricSet:
+    """The task's ``metrics()`` under the plan the scores imply (every variant of each problem they
+    name, as many samples as the fullest item), so dynamic metrics leave incomplete problems out
+    exactly as ``physeval score`` does."""
+    physeval_task_obj, problems = _instance(task, options)
+    return physeval_task_obj.metrics(with_plan(outcomes, Plan.named_by(outcomes, problems.keys())))
+
+
 @metric(name="physeval", scores="unreduced")
 def task_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
     """Every ungrouped metric of physeval task ``task``, computed by the task's own ``metrics()``
     on the unreduced scores: the names and values of its ``summary.json`` ``metrics``."""
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return _with_intervals(physeval_task(task, options).metrics(outcomes_from_scores(scores)))
+        return _with_intervals(_planned_metrics(task, options, outcomes_from_scores(scores)))
 
     return compute
 
@@ -291,7 +302,7 @@ def reduced_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
             outcomes.append(SampleOutcome(str(meta.get("problem_id", s.sample_id)), str(meta.get("variant", "0")), 0,
                                           _value(value) == 1.0, None if eed is None else float(eed) / 100.0, None,
                                           meta.get("meta") or {}, None))
-        reduced = _with_intervals(physeval_task(task, options).metrics(outcomes))
+        reduced = _with_intervals(_planned_metrics(task, options, outcomes))
         return {f"reduced/{name}": value for name, value in reduced.items()}
 
     return compute
