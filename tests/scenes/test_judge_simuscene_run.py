@@ -159,10 +159,10 @@ def test_an_interpreter_without_a_lock_file_is_recorded_without_a_hash(tmp_path:
 
 def test_sandbox_setup_writes_the_lock_file_beside_the_venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    import physeval.scenes.sandbox as sandbox
     from physeval.cli import main
+    from physeval.scenes.sandbox import setup
 
-    monkeypatch.setattr(sandbox, "SANDBOX_PACKAGES", ("pip",))  # already in a fresh venv: no network needed
+    monkeypatch.setattr(setup, "SANDBOX_PACKAGES", ("pip",))  # already in a fresh venv: no network needed
     root = tmp_path / "sandbox-venv"
     assert main(["sandbox", "setup", "--path", str(root)]) == 0
     lock = lock_path_for(root)
