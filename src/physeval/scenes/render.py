@@ -5,11 +5,13 @@ each stage. A sample reaches exactly one stage; the stages form a ladder, each r
 one before:
 
     no_code        no program was extracted from the reply (nothing ran)
-    sandbox_error  the sandbox itself failed to start, or no isolating backend is available
-                   here (not the program's fault; nothing ran unisolated)
+    sandbox_error  the sandbox itself failed to start, no isolating backend is available here,
+                   or the render worker died (never the program's doing: it cannot reach its
+                   supervision; nothing was measured and nothing ran unisolated)
     timeout        the wall-clock limit was reached; every process was killed
     error          the program ended any other way than exit status 0 within the limits
-                   (exception, non-zero exit, signal, CPU/memory/file-size/output limit)
+                   (exception, non-zero exit, signal, CPU/memory/file-size/output limit, or a
+                   refused attack on whatever it could reach)
     executable     exited 0 within the limits, but no MP4 over 1 kB at the given path
     rendered       executable, and the file at sys.argv[1] exists and is over 1 kB,
                    but it is not playable: not an MP4 (a GIF, Matroska or QuickTime file
