@@ -104,9 +104,10 @@ class BwrapBackend(Backend):
             "tmp": "private tmpfs /tmp, /dev/shm and working directory, bounded in size and inodes",
             "pty": "private devpts instance (max ptys from the limits)",
             "user": (
-                "random unprivileged uid (physeval is root), own user namespace, no capabilities, no_new_privs, "
-                "seccomp"
+                "uid 0 of an own user namespace, mapped to a random unprivileged host uid (physeval is root); "
+                "no capabilities (empty bounding set, locked securebits), no_new_privs, seccomp"
                 if os.geteuid() == 0
-                else "the calling user inside an own user namespace, no capabilities, no_new_privs, seccomp"
+                else "uid 0 of an own user namespace, mapped to the calling user; no capabilities (empty bounding "
+                     "set, locked securebits), no_new_privs, seccomp"
             ),
         }
