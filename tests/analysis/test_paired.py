@@ -16,6 +16,7 @@ from physeval.analysis.paired import (
     compare_runs,
     p_text,
     paired_bootstrap,
+    percent_text,
     sign_flip_test,
     tiers,
 )
@@ -85,6 +86,9 @@ def test_tiers_follow_who_beats_whom(tmp_path: Path) -> None:
     assert by_pair["S", "M"].diff == pytest.approx(10 / 30)
     assert by_pair["S", "M"].confidence == pytest.approx(1 - 2 ** -11)
     assert by_pair["S", "M"].p_value == pytest.approx(2 / 2 ** 10)
+    # 99.95 % is not a certainty: it never prints as 100.0 %
+    assert "S is better than M with > 99.9% confidence (p = 0.002, n = 30)" == by_pair["S", "M"].sentence
+    assert (percent_text(1.0), percent_text(0.5), percent_text(0.0004)) == ("100.0%", "50.0%", "< 0.1%")
     assert by_pair["M", "W"].confidence < 0.99
     assert tiers(["x", "y"], []) == (("x", "y"),)
 

@@ -70,6 +70,7 @@ __all__ = [
     "applicable_metrics",
     "paired_values",
     "p_text",
+    "percent_text",
     "sign_flip_test",
     "tiers",
 ]
@@ -199,9 +200,9 @@ class PairedDifference:
     def sentence(self) -> str:
         """"A is better than B with X % confidence" (or B than A when the difference is negative)."""
         if self.confidence >= 0.5:
-            return (f"{self.a} is better than {self.b} with {100 * self.confidence:.1f} % confidence "
+            return (f"{self.a} is better than {self.b} with {percent_text(self.confidence)} confidence "
                     f"(p = {p_text(self.p_value)}, n = {self.n})")
-        return (f"{self.b} is better than {self.a} with {100 * (1 - self.confidence):.1f} % confidence "
+        return (f"{self.b} is better than {self.a} with {percent_text(1 - self.confidence)} confidence "
                 f"(p = {p_text(self.p_value)}, n = {self.n})")
 
 
@@ -297,6 +298,18 @@ def _grid(arr: Any) -> int | None:
         if np.all(np.abs(scaled - np.rint(scaled)) < 1e-6):
             return grid
     return None
+
+
+def percent_text(share: float) -> str:
+    """A confidence in percent, one decimal, that never rounds to a certainty it is not:
+    0.9995 prints as ``> 99.9%`` (not ``100.0%``), 0.0004 as ``< 0.1%``; exactly 1 or 0 stay."""
+    if not math.isfinite(share):
+        return "-"
+    if 0.999 < share < 1.0:
+        return "> 99.9%"
+    if 0.0 < share < 0.001:
+        return "< 0.1%"
+    return f"{100 * share:.1f}%"
 
 
 def p_text(p: float) -> str:

@@ -268,7 +268,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 def _print_robustness(run_dirs: list[str]) -> int:
     from rich.table import Table
 
-    from physeval.analysis.paired import p_text
+    from physeval.analysis.paired import p_text, percent_text
     from physeval.analysis.robustness import metric_robustness
 
     def progress(line: str) -> None:
@@ -290,6 +290,6 @@ def _print_robustness(run_dirs: list[str]) -> int:
     for a, b in pairs_seen:
         confidence.add_column(f"{escape(a)} > {escape(b)}", justify="right", overflow="fold")
     for result in results:
-        confidence.add_row(result.setting, *(f"{100 * c:.1f}% (p={p_text(p)})" for _, _, c, p in result.confidence))
+        confidence.add_row(result.setting, *(f"{percent_text(c)} (p={p_text(p)})" for _, _, c, p in result.confidence))
     Console().print(confidence)
     return 0

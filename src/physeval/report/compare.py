@@ -12,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from physeval.analysis.paired import BOOTSTRAP_MIN_PROBLEMS, p_text
+from physeval.analysis.paired import BOOTSTRAP_MIN_PROBLEMS, p_text, percent_text
 from physeval.report.summary import MetricKey, metric_entries, read_summary
 
 __all__ = ["compare_runs", "comparison_table", "default_metric", "matched_table", "paired_report", "paired_table"]
@@ -71,7 +71,7 @@ def paired_table(comparison: Any) -> Table:
         table.add_column(column, justify="left" if i < 2 else "right", overflow="fold")
     for p in comparison.pairs:
         table.add_row(escape(p.a), escape(p.b), f"{p.value_a:.3f}", f"{p.value_b:.3f}", _diff_text(p),
-                      p_text(p.p_value), f"{100 * p.confidence:.1f}%", str(p.n))
+                      p_text(p.p_value), percent_text(p.confidence), str(p.n))
     return table
 
 

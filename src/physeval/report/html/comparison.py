@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from physeval.analysis.paired import Comparison, p_text
+from physeval.analysis.paired import Comparison, p_text, percent_text
 from physeval.analysis.run import Run
 from physeval.report.html.page import e, scroll
 
@@ -32,7 +32,7 @@ def comparison_html(comparison: Comparison) -> str:
                     else "<span class='n'>no interval (few problems)</span>")
         rows.append(f"<tr><td>{e(p.a)}</td><td>{e(p.b)}</td><td class='num'>{p.value_a:.3f}</td>"
                     f"<td class='num'>{p.value_b:.3f}</td><td class='num'>{p.diff:+.3f}<br>{interval}</td>"
-                    f"<td class='num'>{e(p_text(p.p_value))}</td><td class='num'>{100 * p.confidence:.1f}%"
+                    f"<td class='num'>{e(p_text(p.p_value))}</td><td class='num'>{e(percent_text(p.confidence))}"
                     f"</td><td class='num'>{p.n}</td><td>{e(overlap)}</td></tr>")
     tiers = "".join(f"<li>tier {i + 1}: {e(', '.join(t))}</li>" for i, t in enumerate(comparison.tiers))
     sentences = "".join(f"<li>{e(p.sentence)}</li>" for p in comparison.pairs)

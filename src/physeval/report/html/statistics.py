@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from physeval.analysis.paired import p_text
+from physeval.analysis.paired import p_text, percent_text
 from physeval.analysis.run import Run
 from physeval.report.html.page import e, scroll
 
@@ -46,7 +46,7 @@ def robustness_html(runs: Sequence[Run]) -> str:
     rows = "".join(
         f"<tr><td>{e(r.setting)}</td><td>{e('; '.join(f'{n} {m:.1f} ({k})' for n, m, k in r.runs))}</td>"
         f"<td class='num'>{r.rank_changes}</td>"
-        + "".join(f"<td class='num'>{100 * c:.1f}%<br><span class='n'>p={e(p_text(p))}</span></td>"
+        + "".join(f"<td class='num'>{e(percent_text(c))}<br><span class='n'>p={e(p_text(p))}</span></td>"
                   for _, _, c, p in r.confidence) + "</tr>" for r in results)
     return scroll(f"<table class='robustness'>{head}{rows}</table>", "EED robustness") + (
         "<p class='note'>confidence that A's EED beats B's under each scoring setting (sign-flip test over "
