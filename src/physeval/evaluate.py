@@ -28,6 +28,7 @@ from physeval.metrics import Plan
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem, first_duplicate
+from physeval.progress import ProgressMode
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import PLAN_META, build_summary, write_summary
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
@@ -91,7 +92,7 @@ class RunSpec:
         config: Sampling and orchestration settings.
         run_dir: Where the run lives (default ``runs/<UTC time>_<task>_<model>``); resumed if it exists.
         force: Accept resuming with settings that differ from the recorded ones (both recorded).
-        show_progress: Draw the progress bar.
+        show_progress: The progress display: ``rich``, ``plain`` or ``none`` (``True``: rich, ``False``: none).
         invocation: The command line's resolved flags, recorded for ``--resume DIR``.
         model_label: How the summary names the model (default: the spec, or ``model.name``).
         problems: Already-loaded problems of the task (skips loading).
@@ -107,7 +108,7 @@ class RunSpec:
     config: RunConfig = field(default_factory=RunConfig)
     run_dir: Path | None = None
     force: bool = False
-    show_progress: bool = True
+    show_progress: bool | ProgressMode = True
     invocation: dict[str, Any] | None = None
     model_label: str | None = None
     problems: tuple[Problem, ...] | None = None

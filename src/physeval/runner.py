@@ -29,7 +29,7 @@ from physeval.cache import ResponseCache, cache_key
 from physeval.errors import ModelError, OptionError, RunAborted
 from physeval.models.base import Completion, Model
 from physeval.problems import Grade, Outcome, Problem
-from physeval.progress import RunProgress
+from physeval.progress import ProgressMode, RunProgress
 from physeval.store import RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task
 
@@ -219,7 +219,7 @@ async def run_task(
     *,
     problems: Sequence[Problem] | None = None,
     cache: ResponseCache | None = None,
-    show_progress: bool = True,
+    show_progress: bool | ProgressMode = True,
     raise_on_abort: bool = True,
 ) -> RunResult:
     """Run ``task`` on ``model`` into a run store, resuming whatever the store already holds.
@@ -251,7 +251,8 @@ async def run_task(
 
 
 async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfig,
-                     items: list[tuple[Problem, int]], cache: ResponseCache | None, show_progress: bool,
+                     items: list[tuple[Problem, int]], cache: ResponseCache | None,
+                     show_progress: bool | ProgressMode,
                      result: RunResult) -> None:
     run_dir = store.run_dir
     existing = {r.key: r for r in store.iter_rows()}

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,6 +21,9 @@ from physeval.cli._common import (
 )
 from physeval.cli._options import _add_task_options, _extra_body, _read_run_config, _task_options
 from physeval.errors import UserError
+
+if TYPE_CHECKING:
+    from physeval.progress import ProgressMode
 
 
 def add_commands(sub: Any) -> None:
@@ -55,7 +57,10 @@ def add_commands(sub: Any) -> None:
     run.add_argument("--resume", metavar="DIR", help="resume the run in DIR with its stored settings")
     run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
     run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--progress", choices=["rich", "plain", "none"],
+                     help="progress on stderr: a redrawn bar (rich), a line at each tenth of the run (plain; the "
+                          "default when stdout is not a terminal), or none")
+    run.add_argument("--no-progress", action="store_true", help="no progress output (as --progress none)")
     run.add_argument("--wandb", metavar="PROJECT", help="log metrics and samples to this W&B project")
     run.add_argument("--tensorboard", metavar="DIR", help="write TensorBoard scalars under DIR")
     run.add_argument("--max-consecutive-errors", type=int, metavar="N",
@@ -162,11 +167,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     run_dir = run_dir or default_run_dir(task.rsplit(":", 1)[-1], model)
     invocation = {k: v for k, v in merged.items()
-                  if k not in ("resume", "out", "no_progress", "retry_errors", "force", "api_key")}
+                  if k not in ("resume", "out", "no_progress", "progress", "retry_errors", "force", "api_key")}
     invocation.update(task=task, model=model)
     spec = RunSpec(task=task, task_options=_task_options(ns), model=model, base_url=ns.base_url, api_key=ns.api_key,
                    request_timeout=ns.timeout or 600.0, max_attempts=ns.max_attempts or 5, config=config,
-                   run_dir=run_dir, force=bool(ns.force), show_progress=not ns.no_progress and sys.stderr.isatty(),
+                   run_dir=run_dir, force=bool(ns.force), show_progress=_progress_mode(args),
                    invocation=invocation)
     _console.print(f"[bold]physeval[/] run [cyan]{escape(task)}[/] on [cyan]{escape(model)}[/] "
                    f"-> {escape(str(run_dir))}")
@@ -199,6 +204,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
                        "the samples that failed or were not run (finished ones are kept)")
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def _progress_mode(args: argparse.Namespace) -> ProgressMode:
+    """``--progress``, ``none`` for ``--no-progress``, else rich on a terminal and plain elsewhere."""
+    from physeval.progress import default_progress_mode
+
+    if args.no_progress:
+        return "none"
+    mode: ProgressMode = args.progress or default_progress_mode()  # argparse checked the choice
+    return mode
 
 
 def _print_tokens(summary: dict[str, Any], config: Any, run_dir: Any = None) -> None:

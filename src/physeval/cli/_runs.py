@@ -177,7 +177,7 @@ def _report(args: argparse.Namespace) -> int:
                            f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
                            f"{summary.get('counts', {}).get('missing', 0)} were not run")
         print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
-        _print_tokens(summary, None)  # the token and cost lines the run printed
+        _print_tokens(summary, None, run_dir)  # the token and cost lines the run printed
     if len(args.run_dirs) > 1 or args.scaling or args.lengths:
         _print_analyses(args)
     if args.html is not None:

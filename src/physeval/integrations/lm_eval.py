@@ -26,7 +26,7 @@ from typing import Any
 
 from physeval.errors import missing_extra
 from physeval.integrations.lm_eval_export import metric_names
-from physeval.metrics import SampleOutcome
+from physeval.metrics import Plan, SampleOutcome, with_plan
 from physeval.models.base import split_reasoning
 from physeval.problems import Problem
 from physeval.tasks.base import Task
@@ -93,7 +93,9 @@ def aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], float]:
         if not items:
             return math.nan
         task, outcomes = _outcomes(items)
-        found = task.metrics(outcomes).get(name)
+        _task_obj, problems, _names = _task(items[0]["task"], items[0]["options"])
+        plan = Plan.named_by(outcomes, problems.keys())  # dynamic metrics on complete problems, as physeval score
+        found = task.metrics(with_plan(outcomes, plan)).get(name)
         return float(found.value) if found is not None and found.value is not None else math.nan
 
     aggregate.__name__ = aggregate.__qualname__ = name
