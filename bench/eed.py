@@ -13,15 +13,16 @@ Two workloads over PHYBench's public reference answers:
 Per-pair figures are CPU seconds of the scoring process (``time.process_time``; the official
 pipeline's timed-out simplifications keep running in threads and are counted), so that a
 shared, loaded machine does not distort them; end-to-end figures are wall time (and CPU).
-Every scorer runs in its own fresh process (cold caches, as a new run starts): physeval
-serially, physeval through its shared grading pool (all cores), and, with ``--official PATH``,
-the official pipeline (a checkout of phybench-official/phybench-pipeline installed in its own
-venv, ``PATH/../venv`` or ``--official-python``) through a subprocess that imports it there,
-one shard per core for the all-cores figure. Nothing of the pipeline is copied here. The
-ratios are official / physeval; scores are compared pair by pair (agreement on the pairs
-that both finished).
+Every scorer runs in its own fresh process (cold in-process caches, as a new run starts):
+physeval serially with a cold on-disk cache (an empty ``PHYSEVAL_CACHE_DIR``) and again with
+the warm one the first run left (workload b), physeval through its shared grading pool (all
+cores), and, with ``--official PATH``, the official pipeline (a checkout of phybench-
+official/phybench-pipeline installed in its own venv, ``PATH/../venv`` or ``--official-
+python``) through a subprocess that imports it there, one shard per core for the all-cores
+figure. Nothing of the pipeline is copied here. The ratios are official / physeval; scores are
+compared pair by pair (agreement on the pairs that both finished).
 
-Run: ``python bench/eed.py --official /work/ref/phybench-pipeline [--data ../shared/data/phybench]
+Run: ``python bench/eed.py --official /tmp/phybench/phybench-pipeline [--data ../shared/data/phybench]
 [--limit N] [--every K] [--samples 16] [--skip-a] [--skip-b] [--compat] [--json out.json]``
 """
 
@@ -199,19 +200,28 @@ def _one_core() -> list[str]:
     return ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
-def physeval_serial(pairs: list[tuple[str, str]], compat: str | None) -> tuple[list[list[Any]], float, float]:
+def _cache_env(cache: Path | None) -> dict[str, str]:
+    """The on-disk grading cache in ``cache`` (empty: cold; filled by an earlier run: warm), or off."""
+    if cache is None:
+        return {"PHYSEVAL_EED_CACHE": "off"}
+    cache.mkdir(parents=True, exist_ok=True)
+    return {"PHYSEVAL_CACHE_DIR": str(cache), "PHYSEVAL_EED_CACHE": "on"}
+
+
+def physeval_serial(pairs: list[tuple[str, str]], compat: str | None,
+                    cache: Path | None = None) -> tuple[list[list[Any]], float, float]:
     """Per pair [cpu s, score, outcome, wall s], the process's wall and CPU time: one fresh process, one core."""
-    env = dict(os.environ, PHYSEVAL_GRADING_PROCESSES="1")
+    env = dict(os.environ, PHYSEVAL_GRADING_PROCESSES="1", **_cache_env(cache))
     start = time.perf_counter()
     payload = _run([*_one_core(), sys.executable, "-c", _PHYSEVAL_SERIAL, compat or ""], pairs, env)
     return payload["rows"], time.perf_counter() - start, payload["cpu"]
 
 
 def physeval_pool(pairs: list[tuple[str, str]], compat: str | None, workers: int, scratch: Path) -> dict[str, Any]:
-    """End-to-end wall time (pool start included) and scores, through the shared grading pool."""
+    """End-to-end wall time (pool start included) and scores, through the shared grading pool (cold cache)."""
     scratch.mkdir(parents=True, exist_ok=True)
     (scratch / "benchpairs.py").write_text(_HELPER, encoding="utf-8")
-    env = dict(os.environ, PHYSEVAL_GRADING_PROCESSES=str(workers),
+    env = dict(os.environ, **_cache_env(scratch / "pool-cache"), PHYSEVAL_GRADING_PROCESSES=str(workers),
                PYTHONPATH=os.pathsep.join([str(scratch), os.environ.get("PYTHONPATH", "")]))
     start = time.perf_counter()
     result = _run([sys.executable, "-c", _PHYSEVAL_POOL, compat or ""], pairs, env, cwd=str(scratch))
@@ -310,13 +320,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_a:
         pairs = pairs_a(records)
-        print(f"(a) {len(records)} PHYBench references x 3 perturbations, one core, each scorer in a fresh process")
-        ours, _, _ = physeval_serial(pairs, None)
+        print(f"(a) {len(records)} PHYBench references x 3 perturbations, one core, each scorer in a fresh process "
+              "(physeval: a cold on-disk cache)")
+        ours, _, _ = physeval_serial(pairs, None, scratch / "a-cache")
         print(_line("physeval default", ours))
         print(f"    outcomes: {_outcomes(ours)}")
         report["a"] = {"pairs": pairs, "physeval": ours}
         if args.compat:
-            compat, _, _ = physeval_serial(pairs, "phybench")
+            compat, _, _ = physeval_serial(pairs, "phybench", scratch / "a-compat-cache")
             print(_line("physeval compat=phybench", compat))
             report["a"]["compat"] = compat
         if args.official:
@@ -334,9 +345,12 @@ def main(argv: list[str] | None = None) -> int:
         distinct = len(set(pairs))
         print(f"(b) realistic run: {len(records)} problems x {args.samples} samples = {len(pairs)} pairs "
               f"({distinct} distinct), each scorer in a fresh process")
-        ours, one_core, ours_cpu = physeval_serial(pairs, None)
-        print(_line("physeval default, 1 core", ours))
+        ours, one_core, ours_cpu = physeval_serial(pairs, None, scratch / "b-cache")
+        print(_line("physeval default, 1 core", ours) + "  [cold cache]")
         print(f"    outcomes: {_outcomes(ours)}")
+        warm, warm_wall, warm_cpu = physeval_serial(pairs, None, scratch / "b-cache")
+        print(_line("physeval default, 1 core", warm) + "  [warm cache]")
+        print(f"  physeval warm cache = cold on {sum(a[1:3] == b[1:3] for a, b in zip(ours, warm))}/{len(pairs)} pairs")
         pooled = physeval_pool(pairs, None, args.workers, scratch)
         same = sum(abs(a[1] - b[0]) < 1e-12 and a[2] == b[1] for a, b in zip(ours, pooled["scores"]))
         print(f"  physeval end to end (wall): 1 core {one_core:.1f} s (CPU {ours_cpu:.1f} s), {args.workers} cores "
@@ -344,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
               f"workers' CPU {pooled['cpu']:.1f} s); "
               f"pool = serial on {same}/{len(pairs)} pairs")
         report["b"] = {"pairs": pairs, "physeval": ours, "physeval_wall_1": one_core,
-                       "physeval_wall_n": pooled["process_wall"]}
+                       "physeval_wall_n": pooled["process_wall"], "physeval_warm": warm,
+                       "physeval_warm_wall_1": warm_wall, "physeval_cpu_1": ours_cpu, "physeval_warm_cpu_1": warm_cpu}
         if args.official:
             theirs, wall1, cpu1 = official(pairs, python, args.official)  # type: ignore[arg-type]
             print(_line("official pipeline, 1 core", theirs))
@@ -354,12 +369,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  CPU total, official / physeval: 1 core {cpu1 / ours_cpu:.1f}x, "
                   f"{args.workers} cores {cpu_n / pooled['cpu']:.1f}x")
             print(_ratio("physeval default", ours, theirs))
-            print(f"  end to end, official / physeval: 1 core {wall1 / one_core:.1f}x, "
-                  f"{args.workers} cores {wall_n / pooled['process_wall']:.1f}x")
+            print(f"  end to end, official / physeval: 1 core {wall1 / one_core:.1f}x (CPU {cpu1 / ours_cpu:.1f}x) "
+                  f"with a cold cache, {wall1 / warm_wall:.1f}x (CPU {cpu1 / warm_cpu:.1f}x) with a warm one; "
+                  f"{args.workers} cores {wall_n / pooled['process_wall']:.1f}x (cold)")
             print(_agreement("physeval default", ours, theirs))
-            report["b"].update({"official": theirs, "official_wall_1": wall1, "official_wall_n": wall_n})
+            report["b"].update({"official": theirs, "official_wall_1": wall1, "official_wall_n": wall_n,
+                                "official_cpu_1": cpu1})
     if args.json:
         args.json.write_text(json.dumps(report), encoding="utf-8")
+    shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

@@ -116,3 +116,46 @@ def test_answers_that_normalise_alike_share_one_verdict() -> None:
     first = eed(r"2mg+4\frac{mv_0^2}{l}", r"2mg+2\frac{mv_0^2}{l}")
     again = eed(r"2mg+4\frac{mv_0^2}{l}", r"T_2 = 2mg+2\frac{mv_0^2}{l}")  # same normal form: one verdict
     assert again is first
+
+
+# --------------------------------------------------------------------------------------
+# The deterministic budget
+# --------------------------------------------------------------------------------------
+
+# A fractional power of a seven-term sum: over the radical budget (6 terms), so by default the
+# tree of the unsimplified form is scored; unbounded, both sides are simplified.
+_RADICAL_REFERENCE = r"\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{2}"
+_RADICAL_ANSWER = r"\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{3}"
+
+
+def test_the_default_budget_is_recorded_and_unbounded_simplifies() -> None:
+    from physeval.grading.eed import UNBOUNDED, TreeBudget
+
+    bounded = eed(_RADICAL_REFERENCE, _RADICAL_ANSWER)
+    assert "radical budget: 7 terms under fractional powers > 6" in bounded.budget
+    assert bounded.budget.startswith("reference ") and "; answer " in bounded.budget
+    assert "unsimplified" in bounded.reason and bounded.outcome == "wrong" and bounded.size is not None
+    unbounded = eed(_RADICAL_REFERENCE, _RADICAL_ANSWER, budget=UNBOUNDED)
+    assert unbounded.budget == "" and "unsimplified" not in unbounded.reason
+    assert unbounded.equivalent is bounded.equivalent is False  # the verdict never depends on the budget
+    generous = TreeBudget(max_radical_terms=10)
+    assert eed(_RADICAL_REFERENCE, _RADICAL_ANSWER, budget=generous).budget == ""
+
+
+@pytest.mark.parametrize(("expr", "count"), [
+    (r"\sin(a+b+c+d+f+g) \cos(a+b+c+d+f+g) \tan(a+b+c+d+f+g)", "3 functions x their arguments' operations = 45"),
+    (r"\frac{1}{(a+b)^{14}} + c", "degree budget: together form of total degree 15 > 13"),
+])
+def test_each_count_names_itself(expr: str, count: str) -> None:
+    from physeval.answers.latex import latex_to_sympy
+    from physeval.grading.eed import DEFAULT_BUDGET
+
+    assert count in DEFAULT_BUDGET.exceeded(latex_to_sympy(expr).expr)
+
+
+def test_equivalent_answers_are_correct_whatever_the_budget() -> None:
+    from physeval.grading.eed import UNBOUNDED
+
+    rewritten = r"\frac{k}{2} \sqrt{h+g+f+d+c+b+a}"
+    assert eed(_RADICAL_REFERENCE, rewritten).score == 100
+    assert eed(_RADICAL_REFERENCE, rewritten, budget=UNBOUNDED).score == 100

@@ -152,7 +152,25 @@ def parse_normalized(text: str, compat: str | None = None) -> Conversion:
 
 @lru_cache(maxsize=16384)
 def _parse_normalized(text: str, compat: str | None) -> Conversion:
-    """Parse preprocessed text (cached: different raw answers often share a normal form)."""
+    """Parse preprocessed text, once per process and, through :mod:`physeval.disk_cache`, once per machine.
+
+    Different raw answers often share a normal form, and a reference is parsed for every run.
+    """
+    from physeval import disk_cache
+
+    cached = disk_cache.get("parse", text, compat)
+    if isinstance(cached, Conversion) and cached.normalized == text:
+        return cached
+    result = _parse_uncached(text, compat)
+    if not result.reason.startswith(_TOO_DEEP):  # depends on the caller's stack: not for the disk
+        disk_cache.put("parse", text, compat, result)
+    return result
+
+
+_TOO_DEEP = "expression nested too deeply"
+
+
+def _parse_uncached(text: str, compat: str | None) -> Conversion:
     import sympy
 
     try:
@@ -166,7 +184,7 @@ def _parse_normalized(text: str, compat: str | None) -> Conversion:
                 raise
             expr, bounded = parse_bounded(_parse, retry)
     except RecursionError:
-        return Conversion(None, text, UNPARSEABLE, "expression nested too deeply to parse")
+        return Conversion(None, text, UNPARSEABLE, f"{_TOO_DEEP} to parse")
     except Exception as exc:
         message = " ".join(str(exc).split())[:200]
         return Conversion(None, text, UNPARSEABLE, f"LaTeX not parseable: {type(exc).__name__}: {message}")

@@ -30,7 +30,7 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EX
 
 def build_parser(task: str | None = None) -> argparse.ArgumentParser:
     """The argument parser for every subcommand; ``run``/``score``/``regrade`` offer ``task``'s options."""
-    from physeval.cli import _integrations, _local, _run, _runs, _scenes, _variation
+    from physeval.cli import _cache, _integrations, _local, _run, _runs, _scenes, _variation
     from physeval.cli._options import choose_task
     from physeval.version import __version__
 
@@ -45,6 +45,7 @@ def build_parser(task: str | None = None) -> argparse.ArgumentParser:
     _scenes.add_commands(sub)
     _integrations.add_commands(sub)
     _local.add_commands(sub)
+    _cache.add_commands(sub)
     return parser
 
 

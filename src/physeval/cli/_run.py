@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
+from physeval.cli._cache import bypass_grading_cache
 from physeval.cli._common import (
     EXIT_ABORTED,
     EXIT_INCOMPLETE,
@@ -55,7 +56,8 @@ def add_commands(sub: Any) -> None:
     run.add_argument("--max-attempts", type=int, metavar="N", help="tries per request on transient errors (default 5)")
     run.add_argument("--out", metavar="DIR", help="run directory (default runs/TIME_TASK_MODEL)")
     run.add_argument("--resume", metavar="DIR", help="resume the run in DIR with its stored settings")
-    run.add_argument("--no-cache", action="store_true", help="bypass the response cache")
+    run.add_argument("--no-cache", action="store_true",
+                     help="bypass the response cache and the on-disk grading cache")
     run.add_argument("--retry-errors", action="store_true", help="on resume, retry samples that ended in an error")
     run.add_argument("--progress", choices=["rich", "plain", "none"],
                      help="progress on stderr: a redrawn bar (rich), a line at each tenth of the run (plain; the "
@@ -85,6 +87,7 @@ def add_commands(sub: Any) -> None:
     score.add_argument("task")
     score.add_argument("--responses", required=True, help="JSONL file of responses")
     score.add_argument("--out", help="run directory for the graded rows and summary.json")
+    score.add_argument("--no-cache", action="store_true", help="bypass the on-disk grading cache")
     _add_task_options(score)
     score.set_defaults(func=_cmd_score)
 
@@ -155,6 +158,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
+    bypass_grading_cache(bool(ns.no_cache))
     config = RunConfig(
         samples=ns.samples if ns.samples is not None else 1,
         temperature=ns.temperature if ns.temperature is not None else 0.0,
@@ -269,6 +273,7 @@ def _print_outcome(summary: dict[str, Any]) -> None:
 def _cmd_score(args: argparse.Namespace) -> int:
     from physeval.evaluate import score_responses
 
+    bypass_grading_cache(args.no_cache)
     options = _task_options(args)
     summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
     for message in report.bad_lines[:20]:

@@ -46,6 +46,9 @@ __all__ = [
     "EEDScoring",
     "PUBLISHED",
     "EEDResult",
+    "TreeBudget",
+    "DEFAULT_BUDGET",
+    "UNBOUNDED",
     "TREE_EXPAND_BUDGET",
     "TREE_SIMPLIFY_BUDGET",
     "eed",
@@ -88,6 +91,99 @@ class EEDScoring:
 
 PUBLISHED = EEDScoring()
 """The published EED scoring (what :func:`eed` uses unless told otherwise)."""
+
+
+@dataclass(frozen=True)
+class TreeBudget:
+    """How much simplification one side's EED tree may cost, measured in counts, never in seconds.
+
+    Before simplifying a side, EED measures its parsed form; above any limit that side's
+    *unsimplified* tree is scored, and the result's ``budget`` says which count ran out. That is
+    the official pipeline's fallback after its 30 s ``simplify_time_limit``, decided by counts
+    that are the same on every machine, in every process and under any load (each is a sum or a
+    maximum over sets of subexpressions, so no iteration order enters). Equivalence verdicts (and
+    so accuracy) never depend on it in the default mode: it only decides which tree a wrong
+    answer's partial credit is measured on. Hashable, so it keys the caches.
+
+    The counts, each aimed at the step of ``simplify`` it makes expensive (calibrated on the 100
+    PHYBench references and ``bench/eed.py``'s pairs so that no pair takes over 2 s on one core):
+
+    * ``max_ops``: ``count_ops`` of the expression;
+    * ``max_terms``: the estimated terms of its expansion
+      (:func:`physeval.answers.bounds.expanded_terms`);
+    * ``max_radical_terms``: the expanded terms of every base of a fractional power of a sum,
+      added up (each radical is a generator of the polynomial ``cancel`` works on);
+    * ``max_function_load``: the number of function nodes times the operations inside their
+      arguments (``trigsimp`` and ``factor`` on trigonometric and exponential forms);
+    * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
+      denominator of the ``together`` form, and that degree times their number of generators
+      (the gcd in ``cancel``).
+    """
+
+    max_ops: int = TREE_SIMPLIFY_BUDGET
+    max_terms: int = TREE_EXPAND_BUDGET
+    max_radical_terms: int = 6
+    max_function_load: int = 39
+    max_degree: int = 13
+    max_degree_generators: int = 119
+
+    def exceeded(self, expr: Any) -> str:
+        """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
+        import sympy
+
+        ops = sympy.count_ops(expr)
+        if ops > self.max_ops:
+            return f"simplify budget: {ops} operations > {self.max_ops}"
+        terms = expanded_terms(expr, cap=10 * self.max_terms)
+        if terms > self.max_terms:
+            return f"expand budget: about {terms} terms > {self.max_terms}"
+        radicals = [p for p in expr.atoms(sympy.Pow) if not p.exp.is_Integer and isinstance(p.base, sympy.Add)]
+        radical_terms = sum(expanded_terms(p.base, cap=10 * self.max_terms) for p in radicals)
+        if radical_terms > self.max_radical_terms:
+            return f"radical budget: {radical_terms} terms under fractional powers > {self.max_radical_terms}"
+        functions = expr.atoms(sympy.Function)
+        load = len(functions) * sum(sympy.count_ops(a) for f in functions for a in f.args)
+        if load > self.max_function_load:
+            return f"function budget: {len(functions)} functions x their arguments' operations = {load} " \
+                   f"> {self.max_function_load}"
+        degree, generators = _together_degree(expr, 10 * self.max_terms)
+        if degree > self.max_degree:
+            return f"degree budget: together form of total degree {degree} > {self.max_degree}"
+        if degree * generators > self.max_degree_generators:
+            return f"degree budget: together form of degree {degree} x {generators} generators " \
+                   f"> {self.max_degree_generators}"
+        return ""
+
+
+def _together_degree(expr: Any, cap: int) -> tuple[int, int]:
+    """Total degree and number of generators of the numerator and denominator of ``together(expr)``.
+
+    (0, 0) when a part is not a polynomial SymPy can read; a part whose expansion would exceed
+    ``cap`` terms counts as degree ``cap`` (over any budget), without expanding it.
+    """
+    import sympy
+
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    generators: set[Any] = set()
+    degree = 0
+    for part in (numerator, denominator):
+        if expanded_terms(part, cap=cap) >= cap:
+            return cap, 1
+        try:
+            poly = sympy.Poly(part)
+        except Exception:  # a constant, or not a polynomial in any generators: nothing to cancel
+            continue
+        generators |= set(poly.gens)
+        degree = max(degree, poly.total_degree())
+    return degree, len(generators)
+
+
+DEFAULT_BUDGET = TreeBudget()
+"""The default budget: no PHYBench pair takes over 2 s on one core (see ``bench/eed.py``)."""
+
+UNBOUNDED = None
+"""``budget=UNBOUNDED``: always simplify, as the published definition does. Possibly unbounded in
+time (SymPy's ``simplify`` has no bound of its own); for studies, not for graders in a loop."""
 
 
 @dataclass(frozen=True)
@@ -299,21 +395,20 @@ class _Simplified:
     budget: str = ""
 
 
-def _simplify_budgeted(expr: Any) -> tuple[Any, str]:
-    """``simplify`` under positive assumptions, as the pipeline does, when within budget.
+def _simplify_budgeted(expr: Any, budget: TreeBudget | None = DEFAULT_BUDGET) -> tuple[Any, str]:
+    """``simplify`` under positive assumptions, as the pipeline does, when within ``budget``.
 
     Returns the expression and ``""``, or the expression unsimplified and which budget ran out
     (the pipeline's analogue is its 30 s timeout, after which it also keeps the original).
+    ``budget=None`` (:data:`UNBOUNDED`) always simplifies.
     """
     import sympy
 
     try:
-        ops = sympy.count_ops(expr)
-        if ops > TREE_SIMPLIFY_BUDGET:
-            return expr, f"simplify budget: {ops} operations > {TREE_SIMPLIFY_BUDGET}"
-        terms = expanded_terms(expr, cap=10 * TREE_EXPAND_BUDGET)
-        if terms > TREE_EXPAND_BUDGET:
-            return expr, f"expand budget: about {terms} terms > {TREE_EXPAND_BUDGET}"
+        if budget is not None:
+            over = budget.exceeded(expr)
+            if over:
+                return expr, over
         positive, back = sympy.posify(expr)
         return sympy.simplify(positive).subs(back), ""
     except Exception as exc:  # SymPy raising on an odd expression: keep it unsimplified
@@ -321,21 +416,34 @@ def _simplify_budgeted(expr: Any) -> tuple[Any, str]:
 
 
 @lru_cache(maxsize=16384)
-def _simplified_tree(normalized: str, compat: str | None) -> _Simplified:
-    """Simplified expression and tree of one normalised LaTeX text, computed once per process.
+def _simplified_tree(normalized: str, compat: str | None, budget: TreeBudget | None = DEFAULT_BUDGET) -> _Simplified:
+    """Simplified expression and tree of one normalised LaTeX text, once per process and, through
+    :mod:`physeval.disk_cache`, once per machine.
 
-    Keyed by the normal form, so raw answers that normalise alike (and an answer repeated
-    across samples, variants or models) share one simplification. ``lru_cache`` is safe to
+    Keyed by the normal form (with the mode and the budget), so raw answers that normalise
+    alike (and an answer repeated across samples, variants or models) share one simplification. ``lru_cache`` is safe to
     call from several threads (two threads may at worst compute the same entry twice).
     """
+    from physeval import disk_cache
+
+    cached = disk_cache.get("tree", normalized, compat, budget)
+    if isinstance(cached, _Simplified):
+        return cached
+    result = _simplified_tree_uncached(normalized, compat, budget)
+    if "RecursionError" not in result.problem:  # depends on the caller's stack: not for the disk
+        disk_cache.put("tree", normalized, compat, budget, result)
+    return result
+
+
+def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeBudget | None) -> _Simplified:
     conv = parse_normalized(normalized, compat)
-    simplified, budget = _simplify_budgeted(conv.expr)
+    simplified, note = _simplify_budgeted(conv.expr, budget)
     try:
-        return _Simplified(simplified, _build_tree(simplified), "", budget)
+        return _Simplified(simplified, _build_tree(simplified), "", note)
     except _UnsupportedNode as exc:
-        return _Simplified(simplified, None, str(exc), budget)
+        return _Simplified(simplified, None, str(exc), note)
     except (RecursionError, ValueError) as exc:  # ValueError: a number too long to print
-        return _Simplified(simplified, None, f"no tree: {type(exc).__name__}", budget)
+        return _Simplified(simplified, None, f"no tree: {type(exc).__name__}", note)
 
 
 def _early_exit(reference: str, answer: str) -> EEDResult | None:
@@ -353,13 +461,19 @@ def _early_exit(reference: str, answer: str) -> EEDResult | None:
 
 @never_raises(error_result(EEDResult, score=0.0, rel_distance=None, size=None, distance=None, equivalent=None),
               options={"compat": check_compat})
-def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDScoring = PUBLISHED) -> EEDResult:
+def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDScoring = PUBLISHED,
+        budget: TreeBudget | None = DEFAULT_BUDGET) -> EEDResult:
     """Score ``answer`` against ``reference`` (both LaTeX) with PHYBench's EED; never raises.
 
     ``compat="phybench"`` reproduces the maintained pipeline's preprocessing and its
     equivalence test (structural equality after ``simplify``, ``simplify(expand(a - b)) == 0``,
     ``a.equals(b)``), with operation budgets in place of its wall-clock timeouts. ``scoring``
     changes the scoring constants (robustness checks); the default is the published EED.
+    ``budget`` bounds the simplification behind each side's tree (:class:`TreeBudget`; the
+    result's ``budget`` names the count that ran out); ``budget=UNBOUNDED`` always simplifies,
+    as the published definition does, and is possibly unbounded in time. In the default mode
+    the budget never changes a verdict; in the compat mode, as in the pipeline (whose timeout
+    it replaces), the equivalence test runs on the forms it leaves.
     """
     check_compat(compat)
     reference = "" if reference is None else str(reference)
@@ -375,21 +489,22 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
-        return _score(ref.normalized, ans.normalized, compat, scoring)
+        return _score(ref.normalized, ans.normalized, compat, scoring, budget)
     except Exception as exc:  # a SymPy failure must not escape a grader
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
 
 @lru_cache(maxsize=65536)
-def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring = PUBLISHED) -> EEDResult:
+def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring = PUBLISHED,
+           budget: TreeBudget | None = DEFAULT_BUDGET) -> EEDResult:
     """The verdict for two *normalised* texts, once per process (thread-safe ``lru_cache``)."""
     from physeval.grading.equivalence import check_equivalence, pipeline_equivalence
 
     if reference == answer:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical normalised answers")
     if compat == COMPAT_PHYBENCH:
-        ref = _simplified_tree(reference, compat)
-        ans = _simplified_tree(answer, compat)
+        ref = _simplified_tree(reference, compat, budget)
+        ans = _simplified_tree(answer, compat, budget)
         verdict = pipeline_equivalence(ref.expr, ans.expr)
     else:
         verdict = check_equivalence(parse_normalized(reference, compat).expr, parse_normalized(answer, compat).expr)
@@ -397,22 +512,22 @@ def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring 
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, verdict.reason)
     if compat != COMPAT_PHYBENCH:
         # Only a non-equivalent answer needs trees; both simplifications are cached per text.
-        ref = _simplified_tree(reference, compat)
-        ans = _simplified_tree(answer, compat)
-    budget = "; ".join(f"{side} {note}" for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note)
+        ref = _simplified_tree(reference, compat, budget)
+        ans = _simplified_tree(answer, compat, budget)
+    ran_out = "; ".join(f"{side} {note}" for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note)
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
-    reason = verdict.reason + (f"; tree of the unsimplified form ({budget})" if budget else "")
+    reason = verdict.reason + (f"; tree of the unsimplified form ({ran_out})" if ran_out else "")
     if ref.tree is None:
-        return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref.problem}", budget)
+        return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref.problem}", ran_out)
     if ans.tree is None:
         return EEDResult(0.0, None, ref.tree.size, None, equivalent, outcome, f"{reason}; answer tree: {ans.problem}",
-                         budget)
+                         ran_out)
     distance = _distance(ans.tree, ref.tree, scoring)
     size = ref.tree.size
     if distance == 0.0:
         # Identical simplified trees: the pipeline scores this 100 (its equivalence checks
         # could not see it). Report it as equivalent.
-        return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees", budget)
+        return EEDResult(100.0, 0.0, size, 0.0, True, Outcome.CORRECT, "identical simplified trees", ran_out)
     score = max(0.0, scoring.initial_score - scoring.scoring_slope * distance / size)
-    return EEDResult(score, distance / size, size, distance, equivalent, outcome, reason, budget)
+    return EEDResult(score, distance / size, size, distance, equivalent, outcome, reason, ran_out)

@@ -74,6 +74,8 @@ def build_summary(task: Task, store: RunStore, *, model: str, config: dict[str, 
             "error_kinds": dict(sorted(error_kinds.items())),
             "outcomes": dict(sorted(outcome_counts.items())),
             "reasons": _reasons(rows),  # why each sample ended as it did (physeval.analysis.outcomes)
+            # samples whose EED tree was scored unsimplified because a count ran out (grading.eed.TreeBudget)
+            "budget": sum(1 for r in rows if r.grade and r.grade.get("budget")),
         },
         "metrics": reduced["metrics"],        # ungrouped, by name
         "breakdowns": reduced["breakdowns"],  # KEY -> VALUE -> NAME
