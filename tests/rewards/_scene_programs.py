@@ -94,3 +94,10 @@ def judge_script(pattern: Callable[[int, str], bool] | bool = True, *, delay_s: 
 def answers_of(per_question: dict[str, bool], keys: Sequence[str]) -> list[bool]:
     """The per-question verdicts in ``keys`` order."""
     return [per_question[k] for k in keys]
+
+
+def die_in_render_worker(job: object) -> None:
+    """A render job that kills the pool worker running it (as the host's OOM killer would)."""
+    import os
+
+    os._exit(137)

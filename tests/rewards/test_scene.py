@@ -134,3 +134,24 @@ def test_a_program_that_kills_its_supervisor_earns_zero_with_every_label_false(e
     assert result.outcome in ("executable", "error") and "sandbox" not in result.reason
     assert result.explanation["per_question"] == dict.fromkeys(KEYS, False)
     assert judge.requests == []
+
+
+def test_a_render_worker_that_dies_is_not_measured_and_the_next_render_gets_a_fresh_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from _scene_programs import die_in_render_worker
+
+    from physeval.rewards import executors
+
+    pool = LocalExecutor(render_workers=1)
+    judge = ScriptedModel(judge_script(True), name="always-yes")
+    opts = SceneRewardOptions(render_timeout=120.0)
+    try:
+        monkeypatch.setattr(executors, "render_job", die_in_render_worker)  # the worker process dies mid-render
+        (dead,) = score_batch("scene", [fenced(GOOD)], scenes=[SCENE], options=opts, judges=[judge], executor=pool)
+        monkeypatch.undo()
+        (alive,) = score_batch("scene", [fenced(BROKEN)], scenes=[SCENE], options=opts, judges=[judge], executor=pool)
+    finally:
+        pool.close()
+    assert dead.reward is None and "the render pool died" in dead.reason  # not measured, never a 0
+    assert (alive.reward, alive.outcome) == (0.0, "error")  # a fresh pool rendered the next program

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import concurrent.futures.process
 import multiprocessing
 import os
 import shutil
@@ -163,9 +164,25 @@ class LocalExecutor:
             grade_many(_hold, [0.2] * max(2, worker_count()))
 
     async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
-        """Render in the process pool."""
+        """Render in the process pool.
+
+        A worker that dies (the host's OOM killer, a crash: never the sandboxed program, which
+        cannot reach it) is the sandbox's fault: the render is ``sandbox_error`` (the reward is then
+        not measured, ``None``) and the next render gets a fresh pool instead of a broken one.
+        """
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._render_pool(), render_job, job)
+        pool = self._render_pool()
+        try:
+            return await loop.run_in_executor(pool, render_job, job)
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            from physeval.scenes.render import Render, Stage
+
+            with self._lock:
+                if self._renders is pool:
+                    self._renders = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            reason = f"the render pool died before the program ended: {exc}"
+            return Render(stage=Stage.SANDBOX_ERROR, reason=reason), None
 
     async def judge(self, job: JudgeJob) -> Any:
         """Judges named by spec (built once per event loop and kept: their connections are reused)."""
