@@ -309,4 +309,9 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
     _console.print(f"regraded {report.regraded} samples ({report.changed} verdicts changed, {report.kept} kept "
                    f"without a completion) -> {escape(str(report.run_dir))}")
     _print_outcome(summary)
-    return EXIT_OK if summary.get("complete") else EXIT_INCOMPLETE
+    if not summary.get("complete"):
+        _console.print("what to do: regrade grades stored completions only; for the samples that failed or are "
+                       f"missing, `physeval run --resume {escape(str(args.run_dir))} --retry-errors` (a run) or "
+                       "score the missing responses (a scored file)")
+        return EXIT_INCOMPLETE
+    return EXIT_OK
