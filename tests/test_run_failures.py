@@ -146,3 +146,23 @@ def test_a_complete_run_exits_zero_and_says_so(arithmetic_server: ScriptedServer
     assert _run(arithmetic_server.base_url, tmp_path / "run") == EXIT_OK
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["complete"] is True and summary["status"] == "complete" and summary["errors"]["count"] == 0
+
+
+def test_a_variant_that_failed_leaves_its_problem_out_of_the_dynamic_metrics(tmp_path: Path) -> None:
+    """Three problems x 2 variants. Problem 0 is answered wrong (both variants), problem 2 right;
+    problem 1's variant 1 fails for good. Problem 1 measured only one of its variants, so it is not
+    "every variant right": dynamic accuracy is (0 + 1)/2 over n = 2, not (0 + 1 + 1)/3."""
+    from physeval.evaluate import evaluate
+    from physeval.runner import RunConfig
+
+    def script(request: Request) -> Reply:
+        return Reply.error(500, "variant down") if "[id=1] Compute 4 + 8" in request.prompt else arithmetic_reply(request)
+
+    with ScriptedServer(script) as server:
+        summary, _ = evaluate(ArithmeticTask(n=3, variants=2), "openai/test", base_url=server.base_url,
+                              run_dir=tmp_path / "run", max_attempts=1, show_progress=False,
+                              config=RunConfig(use_cache=False))
+    assert summary["complete"] is False and summary["counts"]["errors"] == 1
+    dynamic = summary["metrics"]["dynamic_accuracy"]
+    assert (dynamic["value"], dynamic["n"], dynamic["n_samples"]) == (0.5, 2, 4)
+    assert any("1 (variant 1: 0 of 1 samples graded)" in note for note in summary["notes"]), summary["notes"]
