@@ -89,6 +89,30 @@ def test_tensorboard_event_file_holds_every_scalar(run_dir: Path, tmp_path: Path
         assert written[tag] == (3, pytest.approx(value, rel=1e-6))  # event files store float32
 
 
+def test_tensorboard_gets_a_subdirectory_per_run_a_step_per_graded_batch_and_wandbs_names(tmp_path: Path) -> None:
+    pytest.importorskip("tensorboardX")
+    problems = get_task("bank-numeric").load()[:12]
+    records = [{"id": p.id, "variant": p.variant, "sample": s,
+                "response": "\\boxed{1}" if (i + s) % 3 == 0 else f"\\boxed{{{p.answer}\\,{p.meta['unit_latex']}}}"}
+               for i, p in enumerate(problems) for s in (0, 1)]
+    score_responses("bank-numeric", records, run_dir=tmp_path / "run-a")
+    score_responses("bank-numeric", records[:8], run_dir=tmp_path / "run-b")
+    a = log_to_tensorboard(tmp_path / "run-a", tmp_path / "tb", batches=4)
+    b = log_to_tensorboard(tmp_path / "run-b", tmp_path / "tb", batches=4)
+    assert (a, b) == (tmp_path / "tb" / "run-a", tmp_path / "tb" / "run-b")
+    steps: dict[str, list[int]] = {}
+    last: dict[str, float] = {}
+    for event in _events(a):
+        for v in event.summary.value:
+            if v.HasField("simple_value"):
+                steps.setdefault(v.tag, []).append(event.step)
+                last[v.tag] = v.simple_value
+    assert steps["accuracy"] == [6, 12, 18, 24]  # a quarter of the 24 graded samples a step
+    expected = scalars(read_summary(tmp_path / "run-a"))
+    assert "pass@2" in expected and set(last) == set(expected)  # W&B's names, `@` kept
+    assert last["pass@2"] == pytest.approx(expected["pass@2"], rel=1e-6)
+
+
 # -- Weights & Biases, offline -----------------------------------------------------------------------------
 def _wandb_records(local: Path) -> list[Any]:
     """The protobuf records of an offline run's ``.wandb`` file (LevelDB log framing: 32 KiB
@@ -169,8 +193,8 @@ def test_physeval_run_logs_to_tensorboard_and_wandb_when_asked(tmp_path: Path) -
                        "--tensorboard", str(tmp_path / "tb"), "--wandb", "physeval-tests"])
     assert status == 0
     summary = read_summary(tmp_path / "run")
-    written = {v.tag: v.simple_value for e in _events(tmp_path / "tb") for v in e.summary.value
-               if v.HasField("simple_value")}
+    written = {v.tag: v.simple_value for e in _events(tmp_path / "tb" / "run") for v in e.summary.value
+               if v.HasField("simple_value")}  # the run's own subdirectory, named as its run directory
     assert written["accuracy"] == summary["metrics"]["accuracy"]["value"] == 0.0
     [local] = (tmp_path / "wandb" / "wandb").glob("offline-run-*")
     assert _wandb_summary(local)["counts/samples"] == summary["counts"]["samples"] >= 1

@@ -8,7 +8,10 @@ resumed or regraded run logs what its summary says:
   the sample counts as ``counts/<name>`` (see :func:`scalars`);
 - **a per-sample table** (W&B only): one row per sample with its status, verdict, outcome,
   reason, extracted answer and completion (see :func:`sample_table`);
-- **the run's config** (W&B run config; a TensorBoard text entry).
+- **the run's config** (W&B run config; a TensorBoard text entry);
+- **TensorBoard**: each run in its own subdirectory of the log directory, the headline metrics
+  as a curve over the run (one step per tenth of the graded samples) ending in every scalar, under
+  the same names as W&B's (see :func:`log_to_tensorboard`).
 
 Weights & Biases honours ``WANDB_MODE`` (``offline`` writes the run under ``WANDB_DIR`` and needs
 no network; ``wandb sync`` uploads it later). TensorBoard uses ``tensorboardX``'s summary writer
@@ -26,7 +29,8 @@ from typing import Any
 
 from physeval.errors import missing_extra
 
-__all__ = ["SAMPLE_COLUMNS", "log_run", "log_to_tensorboard", "log_to_wandb", "sample_table", "scalars"]
+__all__ = ["SAMPLE_COLUMNS", "log_run", "log_to_tensorboard", "log_to_wandb", "sample_table", "scalars",
+           "tensorboard_run_name"]
 
 SAMPLE_COLUMNS = ("problem_id", "variant", "sample", "status", "correct", "outcome", "score", "extracted",
                   "reason", "error_kind", "completion")
@@ -113,24 +117,75 @@ def _cell(value: Any) -> Any:
     return json.dumps(value, default=str)
 
 
-def log_to_tensorboard(run_dir: str | Path, log_dir: str | Path, *, step: int = 0) -> Path:
-    """Write the run's scalars (at ``step``) and its config (as text) to a TensorBoard event file
-    under ``log_dir``; returns ``log_dir``."""
+def tensorboard_run_name(run_dir: str | Path) -> str:
+    """The subdirectory of a TensorBoard log directory that holds one physeval run: the run
+    directory's name (``20261201T2000Z_bank-numeric_qwen``), so several runs sit side by side."""
+    return Path(run_dir).resolve().name or "run"
+
+
+def _running_scalars(run_dir: Path, batches: int) -> list[tuple[int, dict[str, float]]]:
+    """``(samples graded so far, headline metrics on them)`` after each of ``batches`` equal slices
+    of the graded rows in the order they were stored; empty when the task cannot be rebuilt."""
+    from physeval.metrics import outcomes_from_rows
+    from physeval.store import RunStore
+    from physeval.tasks.registry import get_task
+
+    with RunStore(run_dir) as store:
+        meta = store.run_meta()
+        rows = sorted((r for r in store.rows() if r.status == "answered"), key=lambda r: r.created_at)
+    if meta is None or not rows:
+        return []
+    try:
+        task = get_task(meta.task, **meta.task_options)
+    except Exception:  # noqa: BLE001 - a plugin task or data no longer there: the final scalars still go
+        return []
+    outcomes = outcomes_from_rows(rows)
+    size = max(1, -(-len(outcomes) // max(1, batches)))
+    points = []
+    for end in range(size, len(outcomes) + size, size):
+        done = outcomes[: min(end, len(outcomes))]
+        metrics = task.metrics(done)
+        points.append((len(done), {name: m.value for name, m in metrics.items()
+                                   if m.value is not None and math.isfinite(m.value)}))
+    return points
+
+
+def log_to_tensorboard(run_dir: str | Path, log_dir: str | Path, *, step: int | None = None,
+                       batches: int = 10) -> Path:
+    """Write the run's scalars to a TensorBoard event file in ``log_dir/<run name>`` (see
+    :func:`tensorboard_run_name`); returns that directory.
+
+    The headline metrics are a curve: at step ``k`` they are recomputed on the first ``k`` graded
+    samples (in the order the run stored them), one step per ``1/batches`` of the run; at the last
+    step (the number of graded samples, or ``step`` when given) every scalar of the summary, the
+    names W&B gets (``pass@4``, ``language/zh/accuracy``: tags are written as they are, not
+    rewritten to TensorFlow node names), and the config as text.
+    """
     try:
         from tensorboardX import SummaryWriter
+        from tensorboardX.proto.summary_pb2 import Summary
     except ImportError as exc:
         raise missing_extra("--tensorboard", "tensorboard", "tensorboardX") from exc
-    run_dir, log_dir = Path(run_dir), Path(log_dir)
+    run_dir = Path(run_dir)
+    target = Path(log_dir) / tensorboard_run_name(run_dir)
     summary = _summary(run_dir)
-    writer = SummaryWriter(logdir=str(log_dir))
+    curve = _running_scalars(run_dir, batches) if step is None else []
+    last = step if step is not None else (curve[-1][0] if curve else 0)
+    writer = SummaryWriter(logdir=str(target))
+
+    def write(values: Mapping[str, float], at: int) -> None:
+        proto = Summary(value=[Summary.Value(tag=tag, simple_value=value) for tag, value in values.items()])
+        writer.file_writer.add_summary(proto, global_step=at)
+
     try:
-        for tag, value in scalars(summary).items():
-            writer.add_scalar(tag, value, global_step=step)
+        for at, values in curve[:-1]:
+            write(values, at)
+        write(scalars(summary), last)
         config = {"task": summary.get("task"), "model": summary.get("model"), "config": summary.get("config")}
-        writer.add_text("config", "```\n" + json.dumps(config, indent=2, default=str) + "\n```", global_step=step)
+        writer.add_text("config", "```\n" + json.dumps(config, indent=2, default=str) + "\n```", global_step=last)
     finally:
         writer.close()
-    return log_dir
+    return target
 
 
 def log_run(run_dir: str | Path, *, wandb_project: str | None = None, tensorboard_dir: str | Path | None = None,
