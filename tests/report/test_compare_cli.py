@@ -67,3 +67,29 @@ def test_paired_output_names_its_methods_and_never_prints_p_zero(scripted_runs: 
     out = " ".join(capsys.readouterr().out.split("paired by problem: delta")[1].split())
     assert "sign-flip test, exact" in out and "no interval: 10 problems" in out
     assert "(no interval, n < 20)" in out and " 0.000 " not in out
+
+
+def test_long_model_names_fold_at_80_columns_instead_of_being_cut(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from analysis.rows import row, store_run
+    from physeval.report.compare import comparison_table
+    from physeval.report.summary import write_summary
+
+    names = ("openai/Qwen2.5-72B-Instruct-AWQ", "openai/Meta-Llama-3.1-70B-Instruct")
+    dirs = []
+    for name in names:
+        path = tmp_path / name.split("/")[1]
+        store_run(path, [row("1", True)], model=name)
+        write_summary(path, {"task": "bank-numeric", "model": name, "counts": {}, "breakdowns": {}, "notes": [],
+                             "metrics": {"accuracy": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10}}})
+        dirs.append(path)
+    buffer = io.StringIO()
+    Console(file=buffer, width=80).print(comparison_table(dirs))
+    text = buffer.getvalue()
+    assert "…" not in text
+    header = [line.split("┃")[1:-1] for line in text.splitlines() if line.startswith("┃")]
+    columns = ["".join(cells[i].strip() for cells in header) for i in (1, 2)]  # each run's header, read down
+    assert all(name in column for name, column in zip(names, columns))
