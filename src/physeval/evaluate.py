@@ -27,7 +27,7 @@ from physeval.imports import ForeignResponses
 from physeval.metrics import Plan
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
-from physeval.problems import Problem, first_duplicate
+from physeval.problems import Problem, first_duplicate, with_ids
 from physeval.progress import ProgressMode
 from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
 from physeval.report.summary import PLAN_META, build_summary, write_summary
@@ -457,7 +457,7 @@ def score_responses(
         report.source = foreign.format
         if model_label == "responses" and foreign.model:
             model_label = foreign.model
-    problems = {p.key: p for p in load_problems(task_obj)}
+    problems = {p.key: p for p in load_problems(task_obj, select=with_ids({str(r["id"]) for r in records}))}
     _report_load(task_obj)
     run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
     if RunStore.exists(run_dir):

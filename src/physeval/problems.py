@@ -8,12 +8,12 @@ run store keeps ``Grade.to_dict()`` as JSON. No module here imports models, runs
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Problem", "Grade", "Outcome", "first_duplicate"]
+__all__ = ["Problem", "Grade", "Outcome", "first_duplicate", "with_ids"]
 
 
 class Outcome(StrEnum):
@@ -114,3 +114,15 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
+
+
+def with_ids(ids: Collection[str]) -> Callable[[list[Problem]], list[Problem]]:
+    """A selection for :meth:`physeval.tasks.base.Task.load_selected`: the problems (every variant)
+    whose id is in ``ids``, or all of them when none is; so ``regrade`` and ``score`` build only the
+    problems their rows name (the poisoning probe perturbs nothing else)."""
+    wanted = {str(i) for i in ids}
+
+    def select(found: list[Problem]) -> list[Problem]:
+        return [p for p in found if p.id in wanted] or list(found)
+
+    return select

@@ -20,7 +20,7 @@ from typing import Any
 
 from physeval.errors import UserError
 from physeval.evaluate import grade_rows, load_problems, summarize_run, task_options_of
-from physeval.problems import Problem
+from physeval.problems import Problem, with_ids
 from physeval.provenance import utc_iso
 from physeval.store import RunStore, SampleRow
 from physeval.tasks.registry import get_task
@@ -63,7 +63,8 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
     if run_meta is None:
         raise UserError(f"{source}: the run does not record its task")
     task = get_task(run_meta.task, **{**run_meta.task_options, **(task_options or {})})
-    problems: dict[tuple[str, str], Problem] = {p.key: p for p in load_problems(task)}
+    chosen = with_ids({r.problem_id for r in rows})  # only the problems the run holds are built
+    problems: dict[tuple[str, str], Problem] = {p.key: p for p in load_problems(task, select=chosen)}
     target = Path(out) if out else source
     if out and RunStore.exists(target):
         raise UserError(f"{target} already holds a run: choose a new --out")

@@ -266,3 +266,24 @@ def test_limit_chooses_problems_before_anything_is_perturbed(tmp_path: Path, mon
     assert [(i.id, i.variant) for i in task.load()][:2] == [("1", "delete_constant"), ("1", "swap_law")]
     assert calls == [("2", "delete_constant"), ("2", "swap_law")]
     assert "2 (problem, kind) results read from the perturbation cache" in task.load_report
+
+
+def test_regrade_builds_only_the_problems_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import physeval.probes.poison as poison
+    from physeval.evaluate import RunSpec, run
+    from physeval.regrade import regrade_run
+
+    options = {"data": str(_data(tmp_path)), "perturbations": "delete_constant", "grading_processes": 0}
+    model = ScriptedModel(lambda request: Reply.text(r"\boxed{1}"), name="regrade")
+    run(RunSpec(task="phybench-poison", task_options=options, model=model,
+                config=RunConfig(preflight=False, limit=1), run_dir=tmp_path / "one", show_progress=False))
+    calls: list[str] = []
+    real = poison.perturb
+
+    def counting(text: str, kind: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        calls.append(str(kwargs.get("key")))
+        return real(text, kind, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(poison, "perturb", counting)
+    summary, report = regrade_run(tmp_path / "one")
+    assert calls == [] and report.regraded == 1  # problem 1 from the cache; problem 2 is not in the run
