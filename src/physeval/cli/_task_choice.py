@@ -2,7 +2,8 @@
 
 ``physeval run phybench --box last``: the parser must know the task to accept ``--box``, but the
 task is itself an argument. This looks for it cheaply: a token that is a built-in task name in
-any spelling (or ``FILE.py:Class``); else, for ``run``, the task of the run being resumed or of
+any spelling (or ``FILE.py:Class``), then one a plugin package declares (its entry point, not
+imported); else, for ``run``, the task of the run being resumed or of
 the ``--config`` file, then the default task; for ``regrade``, the task recorded in the run. With
 ``--help`` and no task named, no task is chosen, so ``physeval run --help`` shows only the run's
 own flags and imports no task.
@@ -27,11 +28,14 @@ def task_named_in(argv: Sequence[str]) -> str | None:
     if not argv or argv[0] not in _TASK_COMMANDS:
         return None
     rest = list(argv[1:])
-    for token in rest:
-        if token.startswith("-"):
-            continue
+    candidates = [token for token in rest if not token.startswith("-")]
+    for token in candidates:
         name = canonical_task_name(token)
         if name in BUILTIN_TASKS or (":" in token and token.split(":", 1)[0].endswith(".py")):
+            return token
+    plugins = _plugin_task_names() if candidates else set()
+    for token in candidates:
+        if canonical_task_name(token) in plugins:
             return token
     wants_help = any(token in ("-h", "--help") for token in rest)
     if argv[0] == "regrade":
@@ -52,6 +56,16 @@ def task_named_in(argv: Sequence[str]) -> str | None:
         return DEFAULT_TASK
     positional = [t for t in rest if not t.startswith("-")]
     return positional[0] if positional and not wants_help else None
+
+
+def _plugin_task_names() -> set[str]:
+    """The names plugin packages declare for their tasks (read from entry points, nothing imported)."""
+    from importlib import metadata
+
+    from physeval.tasks.catalog import canonical_task_name
+    from physeval.tasks.registry import ENTRY_POINT_GROUP
+
+    return {canonical_task_name(entry.name) for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def _flag_value(argv: list[str], flag: str) -> str | None:
