@@ -383,3 +383,41 @@ def test_a_misspelt_or_mistyped_task_argument_is_one_line_from_inspect_eval(tmp_
         assert done.returncode != 0
         message = (done.stdout + done.stderr).strip()  # inspect prints it on its console
         assert expected in message and len(message.splitlines()) == 1, message[-2000:]
+
+
+@pytest.mark.slow
+def test_scene_judges_bound_to_inspects_judge_role_answer_in_the_transcript_and_usage(tmp_path: Path) -> None:
+    pytest.importorskip("cv2")
+    from inspect_ai.log import ModelEvent
+
+    render = {"render_timeout": 60, "judge_frames": 2, "render_workers": 1}
+    with ScriptedServer(_judge_reply) as judge:
+        task = get_task("bank-scene", **render)
+        order = {task.prompt(p)[-1]["content"]: i for i, p in enumerate(task.load())}
+
+        def reply(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+            output = ModelOutput.from_content(model="mockllm", content=_scene_reply(order[messages[-1].text]))
+            output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+            return output
+
+        vlm = get_model("openai-api/scripted/vlm", base_url=judge.base_url, api_key="k", memoize=False)
+        [log] = inspect_eval(pi.inspect_task_for("bank-scene", render), limit=6, display="none",
+                             model=get_model("mockllm/model", custom_outputs=reply), model_roles={"judge": vlm},
+                             log_dir=str(tmp_path / "logs"))
+        judge_requests = len(judge.requests)
+        records = [{"id": s.metadata["problem_id"], "variant": s.metadata["variant"], "response": s.output.completion}
+                   for s in log.samples or []]
+        summary, _ = score_responses("bank-scene", records, run_dir=tmp_path / "physeval",
+                                     task_options={**render, "judge": ["openai/vlm"], "judge_base_url": judge.base_url})
+    judged = [s for s in log.samples or [] if s.scores["physeval/grader"].metadata["grade"]["judged"]]
+    assert judged and judge_requests == len(judged)  # one call per playable video, made by inspect's model
+    for sample in judged:
+        calls = [e for e in sample.events if isinstance(e, ModelEvent) and e.model == "openai-api/scripted/vlm"]
+        assert len(calls) == 1  # in the sample's transcript
+    assert log.stats.model_usage["openai-api/scripted/vlm"].input_tokens > 0
+    # Headline metrics only: a breakdown group none of whose videos played is "not measured" when the
+    # task itself names no judge (SceneTask.metrics decides per group), but 0 under physeval's -T judge.
+    def headline(side: dict[tuple[str, str], float]) -> dict[tuple[str, str], float]:
+        return {k: v for k, v in side.items() if k[0] == "physeval" and "seconds" not in k[1] and "tokens" not in k[1]}
+
+    _assert_same(headline(_inspect_metrics(log)), headline(_physeval_metrics(summary)))

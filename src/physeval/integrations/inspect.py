@@ -21,7 +21,9 @@ The contract, and why the numbers are physeval's own:
   Inspect epochs are physeval samples (epoch ``e`` is sample ``e - 1``).
 - **The scorer is the task's grader**, logged as ``physeval/grader`` with its arguments, so
   ``inspect score LOG`` rescores a log without ``--scorer``. It awaits ``Task.agrade`` (scene tasks
-  render the program and ask their judges there) on the completion with ``<think>`` spans removed.
+  render the program and ask their judges there: the models of inspect's ``judge`` role when it is
+  bound, through :class:`InspectJudge`, so their calls are in the transcript and usage) on the
+  completion with ``<think>`` spans removed.
   The :class:`~inspect_ai.scorer.Score` has value ``"C"`` or ``"I"`` (symbolic tasks:
   ``{"correct": "C"/"I", "eed": 0-100}``), ``answer`` = the extracted answer, ``explanation`` = the
   grader's reason, and metadata with ``outcome``, ``reason``, ``correct``, ``score``, ``epoch`` and
@@ -64,7 +66,7 @@ from physeval.metrics import (
     reduce_metric,
     with_plan,
 )
-from physeval.models.base import split_reasoning
+from physeval.models.base import Completion, split_reasoning
 from physeval.problems import Grade, Outcome, Problem
 from physeval.tasks.base import GradeContext, Task
 from physeval.tasks.options import option_fields
@@ -80,6 +82,11 @@ try:
         ChatMessageAssistant,
         ChatMessageSystem,
         ChatMessageUser,
+        ContentImage,
+        ContentText,
+        ContentVideo,
+        GenerateConfig,
+        model_roles,
     )
     from inspect_ai.scorer import (
         CORRECT,
@@ -104,6 +111,7 @@ __all__ = [
     "breakdown",
     "delta",
     "dynamic_accuracy",
+    "InspectJudge",
     "grader",
     "inspect_task_for",
     "inspect_task_name",
@@ -113,6 +121,7 @@ __all__ = [
     "logged_grader",
     "reduced_metrics",
     "register_inspect_task",
+    "role_judges",
     "samples_for",
     "static_accuracy",
     "task_metrics",
@@ -208,8 +217,10 @@ def grader(task: str, options: dict[str, Any] | None = None, artifacts_dir: str 
         problem = problems[(str(metadata["problem_id"]), str(metadata.get("variant", "0")))]
         response, _reasoning = split_reasoning(state.output.completion if state.output else "")
         epoch = int(getattr(state, "epoch", 1) or 1)
+        judges = role_judges() if physeval_task_obj.track == "scene" else []
+        context = GradeContext(run_dir=run_dir, sample=epoch - 1, extras={"judges": judges} if judges else {})
         try:
-            grade = await physeval_task_obj.agrade(problem, response, GradeContext(run_dir=run_dir, sample=epoch - 1))
+            grade = await physeval_task_obj.agrade(problem, response, context)
         except Exception as exc:  # noqa: BLE001 - graders should not raise; if one does, the sample says so
             grade = Grade(False, Outcome.ERROR, f"grader crashed: {type(exc).__name__}: {exc}")
         return _score_of(grade, epoch)
@@ -223,6 +234,71 @@ def logged_grader(task: str, options: dict[str, Any] | None = None, artifacts_di
     prefix; this one's is ``physeval/grader``, which ``inspect score LOG`` resolves through
     physeval's entry point to :func:`grader` with the logged arguments."""
     return grader(task=task, options=options, artifacts_dir=artifacts_dir)
+
+
+# -- scene judges through inspect's model roles -------------------------------------------------------
+JUDGE_ROLE = "judge"
+
+
+def role_judges() -> list[InspectJudge]:
+    """The models bound to inspect's ``judge`` role (``--model-role judge=openai/gpt-4o``; a list is
+    an ensemble), as physeval judges; empty when the role is not bound (the task's ``-T judge=...``
+    judges are used then)."""
+    bound = model_roles().get(JUDGE_ROLE)
+    models = bound if isinstance(bound, list) else [bound] if bound is not None else []
+    return [InspectJudge(m) for m in models]
+
+
+def _judge_content(part: Mapping[str, Any]) -> Any:
+    kind = part.get("type")
+    if kind == "image_url":
+        return ContentImage(image=str(part["image_url"]["url"]))
+    if kind == "video_url":
+        url = str(part["video_url"]["url"])
+        return ContentVideo(video=url.removeprefix("file://"), format="mp4")
+    return ContentText(text=str(part.get("text", "")))
+
+
+class InspectJudge:
+    """A physeval judge (the :class:`~physeval.models.base.Model` protocol) that asks an inspect
+    model, so each judge call is in the sample's transcript and the eval's model usage. It takes
+    no ``extra_body``, so judges answer in plain text (physeval's reply parser reads it)."""
+
+    def __init__(self, model: Any) -> None:
+        self._model = model
+
+    @property
+    def name(self) -> str:
+        """The inspect model's name."""
+        return str(self._model)
+
+    @property
+    def cache_identity(self) -> str:
+        """The inspect model's name (the response cache is not used inside inspect)."""
+        return f"inspect:{self._model}"
+
+    async def generate(self, messages: list[Any], *, n: int = 1, temperature: float = 0.0, top_p: float = 1.0,
+                       max_tokens: int | None = None, seed: int | None = None,
+                       stop: list[str] | None = None) -> list[Completion]:
+        """One completion per requested sample, through inspect's ``Model.generate``."""
+        converted = []
+        for m in messages:
+            content = m.get("content", "")
+            parts = [_judge_content(p) for p in content] if isinstance(content, list) else str(content)
+            converted.append(ChatMessageSystem(content=parts) if m.get("role") == "system"
+                             else ChatMessageUser(content=parts))
+        config = GenerateConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+                                stop_seqs=stop)
+        out = []
+        for _ in range(max(1, n)):
+            output = await self._model.generate(converted, config=config)
+            text, reasoning = split_reasoning(output.completion)
+            usage = output.usage
+            tokens = {"prompt_tokens": int(usage.input_tokens), "completion_tokens": int(usage.output_tokens)} \
+                if usage is not None else {}
+            out.append(Completion(text=text, reasoning=reasoning, finish_reason=output.stop_reason, usage=tokens,
+                                  raw_text=output.completion))
+        return out
 
 
 # -- metrics --------------------------------------------------------------------------------------

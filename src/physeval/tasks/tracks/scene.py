@@ -165,7 +165,7 @@ class SceneTask(Task):
         """Extract, render (off the event loop, in the pool), check, then judge."""
         code = extract_code(response, pick=self.opts.code_pick)
         if self.judge_mode == "text":
-            return await self._judge_text(problem, code)
+            return await self._judge_text(problem, code, context)
         video_dir = (context.run_dir / "videos") if context.run_dir else None
         video_name = f"{_safe(problem.id)}_v{_safe(problem.variant)}_s{context.sample}.mp4"
         render = await self._render(code, video_dir, video_name)
@@ -178,7 +178,7 @@ class SceneTask(Task):
                 Stage(render.stage), render.stage)
             return SceneGrade(correct=False, outcome=outcome, reason=render.reason or render.stage, score=0.0,
                               **base)
-        judges = self.judges()
+        judges = context.extras.get("judges") or self.judges()  # a host's own judges (inspect model roles) first
         if not judges:
             return SceneGrade(correct=False, outcome=Outcome.UNJUDGED, score=0.0,
                               reason="playable; no --judge given, so the questions were not asked", **base)
@@ -193,10 +193,10 @@ class SceneTask(Task):
                           judge_tokens=verdict.prompt_tokens + verdict.completion_tokens,
                           judge_seconds=verdict.judge_seconds, **base)
 
-    async def _judge_text(self, problem: Problem, code: str | None) -> SceneGrade:
+    async def _judge_text(self, problem: Problem, code: str | None, context: GradeContext) -> SceneGrade:
         if code is None:
             return SceneGrade(correct=False, outcome="no_code", reason="no program in the reply", score=0.0)
-        judges = self.judges()
+        judges = context.extras.get("judges") or self.judges()
         if not judges:
             raise TaskError("--judge-mode text needs at least one --judge")
         verdict = await judge_video(questions=problem.meta.get("questions") or [], judges=judges, code=code,
