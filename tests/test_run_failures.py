@@ -166,3 +166,43 @@ def test_a_variant_that_failed_leaves_its_problem_out_of_the_dynamic_metrics(tmp
     dynamic = summary["metrics"]["dynamic_accuracy"]
     assert (dynamic["value"], dynamic["n"], dynamic["n_samples"]) == (0.5, 2, 4)
     assert any("1 (variant 1: 0 of 1 samples graded)" in note for note in summary["notes"]), summary["notes"]
+
+
+class _GradesLate(ArithmeticTask):
+    """Grades each answer only after the server has been asked ``after`` times (a slow grader)."""
+
+    name = "arithmetic-grades-late"
+    server: ScriptedServer | None = None
+    after = 0
+
+    async def agrade(self, problem, response, context):  # type: ignore[no-untyped-def]
+        import asyncio
+
+        for _ in range(10_000):  # bounded: the run asks the server long before this ends
+            if self.server is not None and len(self.server.requests) >= self.after:
+                break
+            await asyncio.sleep(0.005)
+        return self.grade(problem, response)
+
+
+register_task(_GradesLate)
+
+
+def test_a_grading_that_lands_after_failures_does_not_reset_the_breakers_streak(tmp_path: Path) -> None:
+    """The streak follows the server's answers, not the order rows are stored: two good answers whose
+    gradings land after the first two failures must not buy the dead server more requests."""
+
+    def script(request: Request) -> Reply:
+        return arithmetic_reply(request) if request.index < 3 else Reply.error(503, "overloaded")
+
+    with ScriptedServer(script) as server:
+        _GradesLate.server, _GradesLate.after = server, 1 + 2 + 2  # preflight, two answers, two failures
+        try:
+            code = main(["run", "arithmetic-grades-late", "--model", "openai/test", "--base-url", server.base_url,
+                         "--out", str(tmp_path / "run"), "--no-progress", "--no-cache", "--max-attempts", "1",
+                         "--max-connections", "1", "--max-consecutive-errors", "4"])
+        finally:
+            _GradesLate.server = None
+        asked = len(server.requests)
+    assert code == EXIT_ABORTED
+    assert asked == 1 + 2 + 4

@@ -194,20 +194,27 @@ def sampling_params(config: RunConfig, sample: int) -> dict[str, Any]:
 
 
 class _Breaker:
-    """Counts failed samples in a row; trips at ``limit`` (0: never)."""
+    """Counts failed requests in a row; trips at ``limit`` (0: never).
+
+    A streak is counted in the order the model answered, not the order rows are stored: an
+    answer resets it when it arrives (:meth:`answered`), before its grading, so a slow grading
+    that lands after later failures cannot reset a streak that the server's answers never broke.
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.streak = 0
         self.last = ""
 
+    def answered(self) -> None:
+        """The model answered a request: the streak of failures is broken."""
+        self.streak = 0
+
     def record(self, row: SampleRow) -> bool:
-        """Count ``row``; True when the breaker trips."""
+        """Count a failed ``row``; True when the breaker trips."""
         if row.status == "error" and row.error_kind not in CIRCUIT_ERRORS:
             self.streak += 1
             self.last = f"{row.error_kind}: {row.error_message}"
-        elif row.status == "answered":
-            self.streak = 0
         return bool(self.limit) and self.streak >= self.limit
 
 
@@ -323,6 +330,7 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             if response is None:
                 record(row)
                 continue
+            breaker.answered()
             await grade_slots.acquire()
             start_grading(row, problem, response, sample)
 
