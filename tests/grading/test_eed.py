@@ -159,3 +159,19 @@ def test_equivalent_answers_are_correct_whatever_the_budget() -> None:
     rewritten = r"\frac{k}{2} \sqrt{h+g+f+d+c+b+a}"
     assert eed(_RADICAL_REFERENCE, rewritten).score == 100
     assert eed(_RADICAL_REFERENCE, rewritten, budget=UNBOUNDED).score == 100
+
+
+def test_rescoring_under_other_constants_decides_equivalence_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PHYBench C.2 rescores every sample under six scorings; the equivalence verdict does not depend on
+    # them, so it is decided once per pair (it is the costly part), and the scores still differ as they must.
+    from physeval.grading import equivalence
+    from physeval.grading.eed import EEDScoring
+
+    calls: list[int] = []
+    real = equivalence.check_equivalence
+    monkeypatch.setattr(equivalence, "check_equivalence", lambda a, b: calls.append(1) or real(a, b))
+    reference, answer = r"7mg+3\frac{mv_0^2}{l}+\sqrt{2}", r"7mg+5\frac{mv_0^2}{l}+\sqrt{2}"  # unseen pair: no cache
+    scores = [eed(reference, answer, scoring=EEDScoring(initial_score=s)).score for s in (60.0, 50.0, 70.0)]
+    scores += [eed(reference, answer, scoring=EEDScoring(discount_slope=x)).score for x in (0.4, 0.8)]
+    assert len(calls) == 1
+    assert scores[1] == pytest.approx(scores[0] - 10) and scores[2] == pytest.approx(scores[0] + 10)

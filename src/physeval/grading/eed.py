@@ -495,19 +495,28 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
 
 
 @lru_cache(maxsize=65536)
+def _verdict(reference: str, answer: str, compat: str | None, budget: TreeBudget | None) -> Any:
+    """The equivalence verdict for two *normalised* texts, once per process. It does not depend
+    on the scoring constants, so rescoring under other constants (PHYBench C.2, six settings)
+    decides it once per pair instead of once per setting."""
+    from physeval.grading.equivalence import check_equivalence, pipeline_equivalence
+
+    if compat == COMPAT_PHYBENCH:
+        return pipeline_equivalence(_simplified_tree(reference, compat, budget).expr,
+                                    _simplified_tree(answer, compat, budget).expr)
+    return check_equivalence(parse_normalized(reference, compat).expr, parse_normalized(answer, compat).expr)
+
+
+@lru_cache(maxsize=65536)
 def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring = PUBLISHED,
            budget: TreeBudget | None = DEFAULT_BUDGET) -> EEDResult:
     """The verdict for two *normalised* texts, once per process (thread-safe ``lru_cache``)."""
-    from physeval.grading.equivalence import check_equivalence, pipeline_equivalence
-
     if reference == answer:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical normalised answers")
+    verdict = _verdict(reference, answer, compat, budget)  # the scoring constants never change it
     if compat == COMPAT_PHYBENCH:
         ref = _simplified_tree(reference, compat, budget)
         ans = _simplified_tree(answer, compat, budget)
-        verdict = pipeline_equivalence(ref.expr, ans.expr)
-    else:
-        verdict = check_equivalence(parse_normalized(reference, compat).expr, parse_normalized(answer, compat).expr)
     if verdict.equivalent:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, verdict.reason)
     if compat != COMPAT_PHYBENCH:
