@@ -75,7 +75,8 @@ def _metrics(summary: dict[str, Any]) -> dict[str, Any]:
 
 # -- inspect ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("log_format", ["eval", "json"])
-def test_physeval_score_of_an_inspect_log_equals_the_native_run(log_format: str, tmp_path: Path) -> None:
+def test_physeval_score_of_an_inspect_log_equals_the_native_run(log_format: str, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("inspect_ai")
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
@@ -94,6 +95,8 @@ def test_physeval_score_of_an_inspect_log_equals_the_native_run(log_format: str,
 
     out = tmp_path / "scored"
     assert main(["score", task_name, "--responses", str(log_file), "--out", str(out)]) == 0
+    assert f"as an inspect output: {n_samples} generations graded (model openai-api/scripted/m)" in \
+        capsys.readouterr().err
     scored = read_summary(out)
     native = _native(task_name, n_problems, tmp_path)
     assert scored["counts"]["samples"] == native["counts"]["samples"] == n_samples

@@ -276,8 +276,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     bypass_grading_cache(args.no_cache)
     options = _task_options(args)
     summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
+    if report.source != "jsonl":
+        _console.print(f"read {escape(str(args.responses))} as an {escape(report.source)} output: "
+                       f"{report.graded} generations graded (model {escape(str(summary.get('model')))})")
     for message in report.bad_lines[:20]:
-        _console.print(f"[yellow]skipped[/] {escape(message)}")
+        _console.print(f"[yellow]{'failed in the tool' if report.source != 'jsonl' else 'skipped'}[/] "
+                       f"{escape(message)}")
     if report.unknown_ids:
         _console.print(f"[yellow]{len(report.unknown_ids)} responses name no problem of {escape(args.task)}[/]: "
                        f"{escape(', '.join(report.unknown_ids[:10]))}{' ...' if len(report.unknown_ids) > 10 else ''}")
