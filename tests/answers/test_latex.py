@@ -102,3 +102,30 @@ def test_non_expressions_are_unsupported() -> None:
 def test_unknown_compat_mode_is_a_caller_error() -> None:
     with pytest.raises(ValueError):
         latex_to_sympy("x", compat="nope")
+
+
+@pytest.mark.parametrize("text", [
+    r"2mg+4\frac{mv_0^2}{l}",
+    r"\frac{q b}{2\pi \varepsilon_0} ( ((a+x)^2 + (z-c)^2 + b^2)^{-3/2} - ((x-a)^2 + (z-c)^2 + b^2)^{-3/2})",
+    r"\sqrt{\frac{2kQq}{mR} \cdot \frac{1-\cos(\frac{\pi}{n})}{2\cos(\frac{\pi}{n})-1}}",
+    r"x_{1}^{2} y^{3}_{2} + \sin^2\theta",
+    r"a, b",
+    r"x \in [0, 1)",
+    r"\frac{1}{",
+    r"\frac{a}{b}(c+d)",
+])
+def test_the_two_stage_parse_gives_the_full_ll_parse_or_its_error(text: str) -> None:
+    from latex2sympy2_extended import latex2sympy
+
+    from physeval.answers.latex import _configs, _parse
+
+    conversion, normalization = _configs()
+
+    def outcome(parse: object) -> str:
+        try:
+            return sympy.srepr(parse(text))  # type: ignore[operator]
+        except Exception as exc:  # the same error, message included
+            return f"{type(exc).__name__}: {exc}"
+
+    full_ll = outcome(lambda t: latex2sympy(t, normalization_config=normalization, conversion_config=conversion))
+    assert outcome(_parse) == full_ll

@@ -175,3 +175,11 @@ def test_rescoring_under_other_constants_decides_equivalence_once(monkeypatch: p
     scores += [eed(reference, answer, scoring=EEDScoring(discount_slope=x)).score for x in (0.4, 0.8)]
     assert len(calls) == 1
     assert scores[1] == pytest.approx(scores[0] - 10) and scores[2] == pytest.approx(scores[0] + 10)
+
+
+def test_the_compat_mode_is_bounded_by_the_same_budget() -> None:
+    from physeval.grading.eed import UNBOUNDED
+
+    bounded = eed(_RADICAL_REFERENCE, _RADICAL_ANSWER, compat="phybench")
+    assert "radical budget" in bounded.budget and bounded.outcome == "wrong"
+    assert eed(_RADICAL_REFERENCE, _RADICAL_ANSWER, compat="phybench", budget=UNBOUNDED).budget == ""

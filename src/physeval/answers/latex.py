@@ -109,10 +109,37 @@ def _build_configs() -> tuple[Any, Any]:
 
 
 def _parse(text: str) -> Any:
-    from latex2sympy2_extended import latex2sympy
+    """``latex2sympy(text)`` with ANTLR's two-stage prediction: SLL first, full LL only if SLL fails.
+
+    SLL prediction never returns a parse that LL would not (ANTLR's guarantee: it either gives
+    the LL tree or reports a syntax error), so a text SLL parses gets LL's expression, and a
+    text it rejects is parsed again from scratch in LL mode, where the verdict and the error
+    message are the parser's usual ones. SLL skips the full-context lookahead that makes most
+    of a cold parse's cost.
+    """
+    from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, normalize_latex
 
     conversion, normalization = _configs()
-    return latex2sympy(text, normalization_config=normalization, conversion_config=conversion)
+    text = normalize_latex(text, normalization)
+    try:
+        return _sll_converter()(config=conversion).parse(text)
+    except Exception:  # noqa: BLE001 - a syntax error in SLL may be SLL's weakness: LL decides
+        return _Latex2Sympy(config=conversion).parse(text)
+
+
+@lru_cache(maxsize=1)
+def _sll_converter() -> Any:
+    """latex2sympy2's converter class with its parser in SLL prediction mode (built once)."""
+    from antlr4.atn.PredictionMode import PredictionMode
+    from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy
+
+    class _SLLConverter(_Latex2Sympy):
+        def create_parser(self, latex_str: str) -> Any:
+            parser = super().create_parser(latex_str)
+            parser._interp.predictionMode = PredictionMode.SLL
+            return parser
+
+    return _SLLConverter
 
 
 def latex_to_sympy(latex: str, *, compat: str | None = None) -> Conversion:
