@@ -1,0 +1,55 @@
+"""The slice of a sample record that metrics read, and how samples group into items and problems.
+
+Why apart from :mod:`physeval.metrics`: the plan of a run (:mod:`physeval.plan`) and the
+metrics both stand on this vocabulary, and neither should import the other to get it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SampleOutcome", "STATIC_VARIANT", "group_items", "samples_per_item", "outcomes_from_rows"]
+
+STATIC_VARIANT = "0"
+"""The variant that holds a problem's released values (the static problem of a dynamic family)."""
+
+
+@dataclass(frozen=True)
+class SampleOutcome:
+    """The slice of a sample record that metrics need."""
+
+    problem_id: str
+    variant: str
+    sample: int
+    correct: bool
+    score: float | None = None
+    answer_key: str | None = None
+    meta: Mapping[str, Any] | None = None
+    grade: Mapping[str, Any] | None = None
+
+
+def group_items(outcomes: Iterable[SampleOutcome]) -> dict[str, dict[str, list[SampleOutcome]]]:
+    """Problem id -> variant -> the item's samples in sample order (problems in first-seen order)."""
+    grouped: dict[str, dict[str, list[SampleOutcome]]] = defaultdict(lambda: defaultdict(list))
+    for o in outcomes:
+        grouped[o.problem_id][o.variant].append(o)
+    return {pid: {v: sorted(samples, key=lambda o: o.sample) for v, samples in variants.items()}
+            for pid, variants in grouped.items()}
+
+
+def samples_per_item(outcomes: Iterable[SampleOutcome]) -> int:
+    """K: the largest number of samples of any item (0 without outcomes)."""
+    return max((len(s) for variants in group_items(outcomes).values() for s in variants.values()), default=0)
+
+
+def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
+    """Turn run-store rows into outcomes (an errored sample is a wrong one)."""
+    out = []
+    for row in rows:
+        grade = row.grade or {}
+        out.append(SampleOutcome(row.problem_id, row.variant, row.sample, bool(row.correct),
+                                 row.score, grade.get("answer_key"), row.problem_meta or {}, grade))
+    return out
