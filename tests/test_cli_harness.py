@@ -166,3 +166,14 @@ def test_report_prints_the_token_and_cost_lines_the_run_printed(echo_server: Scr
     assert main(["report", str(tmp_path / "a")]) == EXIT_OK
     report_lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("tokens:")]
     assert report_lines == run_lines and "cost $" in run_lines[0]
+
+
+def test_report_says_tokens_were_not_recorded_rather_than_printing_zeros(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text(json.dumps({"id": "em_ac_rlc_power", "response": "\\boxed{1}"}) + "\n", encoding="utf-8")
+    main(["score", "bank-numeric", "--responses", str(responses), "--out", str(tmp_path / "s")])
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "s")]) == EXIT_OK
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("tokens:")]
+    assert lines == ["tokens: not recorded (no sample came with token usage)"]

@@ -226,6 +226,9 @@ def _print_tokens(summary: dict[str, Any], config: Any, run_dir: Any = None) -> 
     tokens = (summary.get("provenance") or {}).get("tokens") or {}
     if not tokens:
         return
+    if not (tokens.get("prompt_tokens") or tokens.get("completion_tokens")):  # no usage came with any sample
+        _console.print("tokens: not recorded (no sample came with token usage)")
+        return
     line = (f"tokens: {tokens.get('prompt_tokens', 0):,} prompt, {tokens.get('completion_tokens', 0):,} completion "
             f"({_reasoning_text(tokens, run_dir)})")
     cost = summary.get("cost")

@@ -3,7 +3,8 @@
 One record per generation: the problem id and variant from the logged document (the ``id`` and
 ``variant`` physeval's export wrote, see :mod:`physeval.integrations.lm_eval_export`), the sample
 index from the generation's position (lm-eval's ``repeats``), the response from ``resps`` (the raw
-generations, before lm-eval's filters). The task and options come from the document.
+generations, before lm-eval's filters). The task and options come from the document, the model
+name from the ``results_<date>.json`` beside the file.
 """
 
 from __future__ import annotations
@@ -61,4 +62,16 @@ def read(path: Path) -> ForeignResponses:
     if not records:
         raise UserError(f"{path}: the lm-eval samples file holds no generations" + (f" ({bad[0]})" if bad else ""))
     return ForeignResponses(format="lm-eval", records=records, task=task, task_options=options,
-                            errors=bad)
+                            model=_model_name(path), errors=bad)
+
+
+def _model_name(path: Path) -> str | None:
+    """The model lm-eval named in the ``results_<date>.json`` written beside ``samples_<task>_<date>.jsonl``."""
+    date = path.stem.rsplit("_", 1)[-1]
+    results = path.parent / f"results_{date}.json"
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get("model_name") if isinstance(data, dict) else None
+    return str(name) if name else None
