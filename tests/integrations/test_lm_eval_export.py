@@ -19,6 +19,8 @@ from lm_eval.tasks._yaml_loader import load_yaml  # noqa: E402 - the loader `--i
 
 from physeval.integrations import lm_eval as hooks  # noqa: E402
 
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
 
 def _docs(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -87,3 +89,28 @@ def test_process_results_is_physevals_verdict_and_the_aggregations_its_metrics(t
     for name in done.metrics:
         assert hooks.aggregation(name)(items) == native[name].value
     assert hooks.dynamic_accuracy(items) == native["dynamic_accuracy"].value  # the YAML's !function
+
+
+@pytest.mark.parametrize(("name", "data", "metrics"), [
+    ("abench-b", "abench", ("accuracy", "static_accuracy", "dynamic_accuracy", "delta")),
+    ("phybench", "phybench/PHYBench-fullques_v1.json", ("accuracy", "eed_mean")),
+])
+def test_the_papers_sets_export_with_their_data_by_absolute_path(name: str, data: str, metrics: tuple[str, ...],
+                                                                 tmp_path: Path) -> None:
+    if not (SHARED_DATA / data).exists():
+        pytest.skip("../shared/data is not present")
+    [done] = export_lm_eval([name], tmp_path, {"data": str(SHARED_DATA / data)})
+    assert done.count == len(get_task(name, data=str(SHARED_DATA / data)).load())
+    assert set(metrics) <= set(done.metrics)
+    doc = _docs(done.documents)[0]
+    assert Path(json.loads(str(doc["options"]))["data"]).is_absolute()
+    result = hooks.process_results(doc, ["no answer here"])
+    assert result["accuracy"]["samples"][0]["correct"] is False
+
+
+def test_scene_tasks_are_refused_with_where_to_run_them(tmp_path: Path) -> None:
+    from physeval.errors import UserError
+
+    with pytest.raises(UserError, match="scene tasks render programs"):
+        export_lm_eval(["bank-scene"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()

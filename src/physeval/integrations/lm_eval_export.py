@@ -32,10 +32,11 @@ from typing import Any
 
 import yaml
 
+from physeval.errors import UserError
 from physeval.metrics import SampleOutcome
 from physeval.problems import Problem
 from physeval.tasks.base import Task
-from physeval.tasks.registry import get_task
+from physeval.tasks.registry import get_task, task_class
 
 __all__ = ["HOOKS_MODULE", "ExportedTask", "export_lm_eval", "lm_eval_task_name", "metric_names"]
 
@@ -173,14 +174,16 @@ def export_lm_eval(names: list[str], out_dir: str | Path, options: Mapping[str, 
     """Write the lm-eval YAML and documents of each physeval task in ``names`` (built with
     ``options``) and the hook shim into ``out_dir``; returns what was written, per task."""
     out = Path(out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{HOOKS_MODULE}.py").write_text(_HOOKS_SOURCE, encoding="utf-8")
     written = []
     for name in names:
+        if task_class(name).track == "scene":
+            raise UserError(f"{name}: scene tasks render programs and ask judges while grading; run them with "
+                            "`physeval run` or `inspect eval physeval/...`, not as lm-eval documents")
         task_options = dict(options or {})
         if task_options.get("data"):
             task_options["data"] = str(Path(task_options["data"]).expanduser().resolve())
         docs, task = _documents(name, task_options, max_fewshot)
+        out.mkdir(parents=True, exist_ok=True)
         documents = out / f"{lm_eval_task_name(name)}.jsonl"
         documents.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), encoding="utf-8")
         metrics = metric_names(task)
@@ -188,4 +191,5 @@ def export_lm_eval(names: list[str], out_dir: str | Path, options: Mapping[str, 
         yaml_path.write_text(_yaml_text(name, documents, task, metrics, any(d["shots"] for d in docs)),
                              encoding="utf-8")
         written.append(ExportedTask(name, lm_eval_task_name(name), yaml_path, documents, len(docs), metrics))
+    (out / f"{HOOKS_MODULE}.py").write_text(_HOOKS_SOURCE, encoding="utf-8")
     return written
