@@ -104,7 +104,8 @@ def test_the_layers_the_architecture_page_states_hold() -> None:
                 continue
             if not any(target == ok or target.startswith(ok + ".") for ok in layers[owner]):
                 broken.append(f"{module} -> physeval.{target}")
-    assert broken == [], "imports the architecture page says cannot happen: " + "; ".join(sorted(broken))
+    assert broken == [], ("imports the architecture page says cannot happen (fix the import, or the table under "
+                          "'Which package may import which' in docs/architecture.md): " + "; ".join(sorted(broken)))
 
 
 def test_a_layer_violation_would_be_found(monkeypatch: pytest.MonkeyPatch) -> None:
