@@ -148,3 +148,10 @@ def test_no_cache_turns_it_off_for_the_command(monkeypatch: pytest.MonkeyPatch) 
     assert not disk_cache.enabled()
     disk_cache.put("tree", "y", 1)
     assert disk_cache.get("tree", "y") is None and _entries() == []
+
+
+def test_an_edit_of_the_code_behind_the_entries_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    disk_cache.put("tree", "z", "old")
+    assert disk_cache.get("tree", "z") == "old"
+    monkeypatch.setattr(disk_cache, "code_fingerprint", lambda: "another-source")
+    assert disk_cache.get("tree", "z") is None

@@ -3,9 +3,10 @@
 Parsing a LaTeX answer and simplifying its expression are the expensive steps of symbolic
 grading, and a reference is graded against every sample of every run. This cache keeps each
 result in one file named by the SHA-256 of everything that determines it -- the kind of work
-(``parse``, ``tree``), the normalised LaTeX text, the mode and budget, and the versions of
-physeval, SymPy and latex2sympy2 -- so a reference is parsed and simplified once per machine,
-not once per run, and an upgrade never reads an entry an older version wrote.
+(``parse``, ``tree``), the normalised LaTeX text, the mode and budget, the versions of
+physeval, SymPy and latex2sympy2, and a fingerprint of the source of the modules that compute
+the entries -- so a reference is parsed and simplified once per machine, not once per run, and
+neither an upgrade nor an edit of that code ever reads an entry written before.
 
 Guarantees:
 
@@ -40,7 +41,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CacheInfo", "cache_dir", "clear", "enabled", "get", "info", "put", "versions"]
+__all__ = ["CacheInfo", "cache_dir", "clear", "code_fingerprint", "enabled", "get", "info", "put", "versions"]
 
 _FORMAT = "physeval-disk-cache/1"
 _MAGIC = b"PHYSEVAL-CACHE-1\n"
@@ -67,6 +68,11 @@ def cache_dir() -> Path:
     return Path(root) / "eed"
 
 
+# The modules whose code decides what an entry holds: their source is part of every key, so an
+# edit to the parser, the bounds or the trees (even under the same version number) starts afresh.
+_CODE = ("answers/latex.py", "answers/bounds.py", "grading/eed.py", "disk_cache.py")
+
+
 @lru_cache(maxsize=1)
 def versions() -> tuple[str, str, str]:
     """The versions of physeval, SymPy and latex2sympy2_extended that every key includes."""
@@ -83,8 +89,23 @@ def versions() -> tuple[str, str, str]:
     return __version__, sympy.__version__, parser
 
 
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 (16 hex digits) of the source of the modules in ``_CODE`` (read, not imported)."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _CODE:
+        try:
+            source = (root / name).read_bytes()
+        except OSError:  # pragma: no cover - an installation without sources
+            source = b"?"
+        digest.update(name.encode("ascii") + b"\0" + source)
+    return digest.hexdigest()[:16]
+
+
 def _key(kind: str, parts: tuple[Any, ...]) -> str:
-    payload = json.dumps([_FORMAT, kind, *versions(), *(repr(p) for p in parts)], ensure_ascii=False)
+    payload = json.dumps([_FORMAT, kind, *versions(), code_fingerprint(), *(repr(p) for p in parts)],
+                         ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 

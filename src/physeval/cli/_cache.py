@@ -47,7 +47,8 @@ def _cmd_cache(args: argparse.Namespace) -> int:
     if state.temp_files:
         print(f"  unfinished writes (never read; clear removes them): {state.temp_files}")
     physeval_version, sympy_version, parser_version = disk_cache.versions()
-    print(f"  keyed by physeval {physeval_version}, SymPy {sympy_version}, latex2sympy2_extended {parser_version}")
+    print(f"  keyed by physeval {physeval_version}, SymPy {sympy_version}, latex2sympy2_extended {parser_version}, "
+          f"code {disk_cache.code_fingerprint()}")
     size = responses.stat().st_size if responses.is_file() else 0
     print(f"response cache: {responses} ({_size(size) if size else 'absent'})")
     return EXIT_OK
