@@ -410,8 +410,9 @@ def breakdown(key: str) -> Callable[..., Metric]:
         if key not in _BREAKDOWNS:
             def factory(task: str, options: dict[str, Any] | None = None, name: str = "accuracy") -> Metric:
                 def compute(scores: list[SampleScore]) -> dict[str, float]:
-                    group_metrics = physeval_task(task, options).group_metrics
-                    table = breakdown_metrics(outcomes_from_scores(scores), key, group_metrics)
+                    # the task's whole reduction, as in summary.json: a group is measured as the run is
+                    # (a scene group whose videos never played scores 0 when the run was judged)
+                    table = _planned_metrics(task, options, outcomes_from_scores(scores))
                     return _finite({f"{key}/{value}": m[name].value
                                     for value, m in table.breakdowns.get(key, {}).items() if name in m})
 
