@@ -76,10 +76,11 @@ def explain_exit(returncode: int) -> str:
 class _ServerProcess:
     """The child process, its port and its log; started once, stopped at close or exit."""
 
-    def __init__(self, gguf: Path, n_ctx: int) -> None:
+    def __init__(self, gguf: Path, n_ctx: int, n_threads: int | None) -> None:
         self.log: IO[str] = tempfile.TemporaryFile("w+", prefix="physeval-local-", suffix=".log")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "physeval.models.local_server", "--gguf", str(gguf), "--ctx", str(n_ctx)],
+            [sys.executable, "-m", "physeval.models.local_server", "--gguf", str(gguf), "--ctx", str(n_ctx),
+             "--threads", str(n_threads or 0)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
         )
         atexit.register(self.stop)
@@ -129,7 +130,7 @@ class LocalAPI:
     Args:
         model_path: A GGUF file; defaults to the embedded SmolLM2 weights.
         n_ctx: Context window in tokens.
-        n_threads: Unused (kept for compatibility: llama.cpp picks the thread count).
+        n_threads: llama.cpp threads (default: the CPUs this process may use).
         timeout: Seconds per request once it reaches the child.
     """
 
@@ -169,7 +170,7 @@ class LocalAPI:
                 raise ModelError("local_model", f"the llama.cpp runtime (cyllama) is not installed; {_INSTALL_HINT}")
             from physeval.models.openai_compat import OpenAICompatibleAPI
 
-            self._server = _ServerProcess(path, self.n_ctx)
+            self._server = _ServerProcess(path, self.n_ctx, self.n_threads)
             self._client = OpenAICompatibleAPI(path.stem, f"http://127.0.0.1:{self._server.port}/v1", "EMPTY",
                                                timeout=self.timeout)
             return self._client

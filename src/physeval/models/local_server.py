@@ -34,12 +34,24 @@ _DEFAULT_MAX_TOKENS = 512
 class _Engine:
     """One llama.cpp model and context behind a lock."""
 
-    def __init__(self, gguf: Path, n_ctx: int) -> None:
+    def __init__(self, gguf: Path, n_ctx: int, threads: int) -> None:
         from cyllama.api import LLM
+
+        class _Threaded(LLM):
+            """cyllama's LLM with llama.cpp's thread count set on every context it makes.
+
+            llama.cpp's default is 4 threads; on a 2-core machine that oversubscribes the cores
+            and halves the speed (measured: 25 against 55-69 tokens/s with 2 threads).
+            """
+
+            def _ensure_context(self, prompt_length: int, config: Any) -> Any:
+                context = super()._ensure_context(prompt_length, config)
+                context.set_n_threads(threads, threads)
+                return context
 
         self.name = gguf.stem
         self.n_ctx = n_ctx
-        self._llm = LLM(str(gguf), verbose=False)
+        self._llm = _Threaded(str(gguf), verbose=False)
         self._lock = threading.Lock()
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +132,16 @@ def _handler(engine: _Engine) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def _available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def _exit_with_parent() -> None:
     """Stop the process when stdin reaches EOF (the parent closed it or died)."""
     sys.stdin.read()
@@ -133,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m physeval.models.local_server")
     parser.add_argument("--gguf", required=True, type=Path)
     parser.add_argument("--ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp threads (default: the CPUs available)")
     args = parser.parse_args(argv)
-    engine = _Engine(args.gguf, args.ctx)
+    engine = _Engine(args.gguf, args.ctx, args.threads or _available_cpus())
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(engine))
     server.daemon_threads = True
     threading.Thread(target=_exit_with_parent, daemon=True).start()
