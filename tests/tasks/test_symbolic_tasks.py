@@ -73,3 +73,13 @@ def test_bank_symbolic_declares_dimensions_and_checks_them() -> None:
     problem: Problem = problems[0]
     right = task.grade(problem, f"\\boxed{{{problem.answer}}}")
     assert right.correct and right.dimension_matches is not False
+
+
+def test_eed_budget_unbounded_always_simplifies() -> None:
+    from physeval.tasks.tracks.symbolic import SymbolicOptions, _grade_job
+
+    reference = r"\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{2}"
+    response = r"\boxed{\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{3}}"
+    assert SymbolicOptions().eed_budget == "default"
+    assert "radical budget" in _grade_job(response, reference, "first", None, None).budget
+    assert _grade_job(response, reference, "first", None, None, "unbounded").budget == ""

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from physeval.answers.extract import extract_final_answer
 from physeval.answers.latex import check_compat
 from physeval.grading._never_raise import check_box, error_grade, never_raises
+from physeval.grading.eed import DEFAULT_BUDGET, TreeBudget
 from physeval.grading.equivalence import (
     PROBE_DIGITS,
     PROBE_POINTS,
@@ -86,13 +87,15 @@ def grade_symbolic(
     box: str = "first",
     compat: str | None = None,
     dimensions: Mapping[str, str] | None = None,
+    budget: TreeBudget | None = DEFAULT_BUDGET,
 ) -> SymbolicGrade:
     """Grade one response against a LaTeX reference: extraction, equivalence, EED, dimensions.
 
     ``box`` picks the first (PHYBench's published rule) or last ``\\boxed{}``;
     ``compat="phybench"`` reproduces the maintained pipeline; ``dimensions`` maps symbols
-    (LaTeX or plain names) to dimensions such as ``"length/time"`` or ``"kg*m/s**2"``.
-    Never raises on bad input.
+    (LaTeX or plain names) to dimensions such as ``"length/time"`` or ``"kg*m/s**2"``;
+    ``budget`` bounds EED's simplification (:class:`physeval.grading.eed.TreeBudget`; ``None``:
+    unbounded). Never raises on bad input.
     """
     from physeval.answers.latex import check_compat
     from physeval.grading.eed import eed
@@ -120,7 +123,7 @@ def grade_symbolic(
             eed_score=0.0,
             extraction_rule=extraction.rule,
         )
-    result = eed(reference, extraction.text, compat=compat)
+    result = eed(reference, extraction.text, compat=compat, budget=budget)
     consistent = matches = None
     dimension_reason = ""
     if dimensions:

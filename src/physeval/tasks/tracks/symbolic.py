@@ -31,8 +31,11 @@ PHYBENCH_PROMPT = (
 
 
 def _grade_job(response: str, reference: str, box: str, compat: str | None,
-               dimensions: dict[str, str] | None) -> SymbolicGrade:
-    return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions)
+               dimensions: dict[str, str] | None, eed_budget: str = "default") -> SymbolicGrade:
+    from physeval.grading.eed import DEFAULT_BUDGET, UNBOUNDED
+
+    budget = UNBOUNDED if eed_budget == "unbounded" else DEFAULT_BUDGET
+    return grade_symbolic(response, reference, box=box, compat=compat, dimensions=dimensions, budget=budget)
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class SymbolicOptions(TaskOptions):
 
     box: Literal["first", "last"] = option("first", "which \\boxed{} is the final answer (PHYBench: first)")
     compat: Literal["phybench"] | None = option(None, "reproduce the PHYBench pipeline's conversions")
+    eed_budget: Literal["default", "unbounded"] = option(
+        "default", "symbolic: EED trees within the deterministic budget (default) or always simplified "
+                   "(unbounded: the published definition, possibly unbounded in time)")
     grading_processes: int | None = option(None, "symbolic: grading worker processes (0: in this process)")
     process_judge: str | None = option(None, "symbolic: judge model scoring the derivation against the reference "
                                              "solution (physeval.probes.process_judge)")
@@ -75,7 +81,8 @@ class SymbolicTask(Task):
 
     def grade(self, problem: Problem, response: str) -> SymbolicGrade:
         """Equivalence and EED against the reference, with a dimension check when declared."""
-        grade = _grade_job(response, problem.answer, self.opts.box, self.opts.compat, problem.meta.get("dimensions"))
+        grade = _grade_job(response, problem.answer, self.opts.box, self.opts.compat, problem.meta.get("dimensions"),
+                           self.opts.eed_budget)
         return _with_key(grade)
 
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> SymbolicGrade:
@@ -84,7 +91,7 @@ class SymbolicTask(Task):
             grade = self.grade(problem, response)
         else:
             future = grading_pool.submit(_grade_job, response, problem.answer, self.opts.box, self.opts.compat,
-                                         problem.meta.get("dimensions"))
+                                         problem.meta.get("dimensions"), self.opts.eed_budget)
             grade = _with_key(await asyncio.wrap_future(future))
         if self.opts.process_judge or self.opts.equivalence_judge:  # judges: physeval.probes.track
             from physeval.probes.track import judge_symbolic
