@@ -13,10 +13,12 @@ from collections.abc import Sequence
 
 from physeval.cli._common import (
     EXIT_ABORTED,
+    EXIT_BROKEN_PIPE,
     EXIT_BUG,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_USER_ERROR,
 )
 from physeval.cli._common import (
@@ -25,7 +27,7 @@ from physeval.cli._common import (
 from physeval.errors import UserError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED",
-           "EXIT_INTERRUPTED"]
+           "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
 
 
 def build_parser(task: str | None = None) -> argparse.ArgumentParser:
@@ -55,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit status: 0 when every planned sample was answered and graded; 3 when some ended in
     errors or were not run; 4 when the run was aborted (model unreachable, wrong key or model
     name, circuit breaker); 2 for a user error (one line saying what to do); 1 for a bug in
-    physeval (with its traceback); 130 when interrupted.
+    physeval (with its traceback); 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM,
+    which stops a command as Ctrl-C does); 141, silently, when the reader of standard output has
+    gone (``physeval vary ... | head``), as for any Unix tool.
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments == ["--version"]:  # answered before any command module is imported
@@ -75,22 +79,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_OK
+    from physeval.cli._errors import (
+        Terminated,
+        quiet_broken_pipe,
+        rich_saw_a_broken_pipe,
+        sigterm_as_interrupt,
+        stdout_is_closed,
+        user_error_for,
+    )
+
     try:
-        return int(args.func(args) or 0)
+        with sigterm_as_interrupt():
+            return int(args.func(args) or 0)
     except UserError as exc:
         _console.print(f"[red]error:[/] {escape(str(exc))}")
         return EXIT_USER_ERROR
     except (ModelError, RunAborted) as exc:
         _console.print(f"[red]error:[/] {escape(str(exc))}")
         return EXIT_ABORTED
+    except Terminated:
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-    except Exception:  # noqa: BLE001 - a bug: show everything and ask for a report
-        _console.print(escape(traceback.format_exc()), highlight=False)
-        _console.print("[red bold]internal error[/]: this is a bug in physeval, not in your input; please report it "
-                       "with the traceback above and the command you ran")
-        return EXIT_BUG
+    except BrokenPipeError:
+        if not stdout_is_closed():
+            return _bug(traceback.format_exc())
+        quiet_broken_pipe()  # the reader of our output has gone: stop quietly, as `seq 1000000 | head` does
+        return EXIT_BROKEN_PIPE
+    except SystemExit as exc:
+        if rich_saw_a_broken_pipe(exc):
+            return EXIT_BROKEN_PIPE
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user's mistake found late, or a bug
+        message = user_error_for(exc, arguments)
+        if message is not None:
+            _console.print(f"[red]error:[/] {escape(message)}")
+            return EXIT_USER_ERROR
+        return _bug(traceback.format_exc())
 
+
+def _bug(trace: str) -> int:
+    """Show everything and ask for a report: exit status 1."""
+    from rich.markup import escape
+
+    _console.print(escape(trace), highlight=False)
+    _console.print("[red bold]internal error[/]: this is a bug in physeval, not in your input; please report it "
+                   "with the traceback above and the command you ran")
+    return EXIT_BUG
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

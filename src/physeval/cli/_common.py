@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["console", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED", "EXIT_INTERRUPTED"]
+__all__ = ["console", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED", "EXIT_INTERRUPTED",
+           "EXIT_TERMINATED", "EXIT_BROKEN_PIPE", "interrupted_status"]
 
 
 class _LazyConsole:
@@ -33,3 +34,12 @@ EXIT_USER_ERROR = 2
 EXIT_INCOMPLETE = 3
 EXIT_ABORTED = 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what the shell reports for a tool whose reader went away
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+def interrupted_status(exc: BaseException) -> int:
+    """130 for Ctrl-C, 143 for SIGTERM (raised as ``Terminated``, a ``KeyboardInterrupt``)."""
+    from physeval.cli._errors import Terminated
+
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED

@@ -16,6 +16,7 @@ from physeval.cli._common import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    interrupted_status,
 )
 from physeval.cli._common import (
     console as _console,
@@ -184,10 +185,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     ensure_embedded_weights(model)
     try:
         summary, result = run(spec)
-    except KeyboardInterrupt:
-        _console.print(f"[yellow]interrupted[/]: finished samples are kept; resume with "
-                       f"`physeval run --resume {escape(str(run_dir))}`")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (raised as Terminated)
+        from physeval.store import RunStore
+
+        how = "terminated (SIGTERM)" if interrupted_status(exc) != EXIT_INTERRUPTED else "interrupted"
+        if RunStore.exists(run_dir):
+            _console.print(f"[yellow]{how}[/]: finished samples are kept; resume with "
+                           f"`physeval run --resume {escape(str(run_dir))}`")
+        else:
+            _console.print(f"[yellow]{how}[/] before the run started: nothing was written")
+        return interrupted_status(exc)
     _print_outcome(summary)
     _print_tokens(summary, config, run_dir)
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "

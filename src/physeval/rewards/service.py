@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import errno
 import signal
 import socket
 import sys
@@ -351,7 +352,17 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
         raise UserError("physeval serve needs the serve extra: pip install 'physeval[serve]'") from exc
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        from physeval.errors import UserError
+
+        why = " (vLLM's default port too: is a model server running there?)" if port == 8000 else ""
+        raise UserError(f"port {port} on {host} is already in use{why}: pass --port N for another port, "
+                        "or --port 0 for any free one") from None
     sock.listen(4096)
     bound = sock.getsockname()[1]
     print(f"physeval serve: listening on http://{host}:{bound} (track {options.track}, executor {options.executor})",

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from physeval.errors import DataError, DataNotFoundError  # noqa: F401
+from physeval.errors import DataError, DataNotFoundError
 from physeval.problems import Problem
 
 __all__ = [
@@ -116,10 +116,14 @@ class SceneLoad:
 def load_simuscene(path: str | Path) -> SceneLoad:
     """Read a SimuScene JSON list or JSONL file; bad records are dropped with a message each.
 
-    Raises ``FileNotFoundError`` when the file does not exist and ``ValueError`` when it is a
+    Raises :class:`~physeval.errors.DataNotFoundError` (a ``FileNotFoundError``) when the file does
+    not exist and ``ValueError`` when it is a
     JSON document that is neither a list nor an object (nothing per-record to salvage).
     """
     path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"SimuScene data not found: {path} (a JSON list or JSONL of SimuScene records; "
+                                "pass it with --data PATH)")
     text = path.read_text(encoding="utf-8-sig")
     entries, messages = _read_entries(text, str(path))
     load = scene_records_to_problems(entries, source=str(path))

@@ -100,7 +100,9 @@ def load_phybench(path: str | Path) -> list[Problem]:
 def load_phybench_hf(dataset_id: str = HF_DATASET_ID) -> list[Problem]:
     """Problems with answers from the Hugging Face hub (needs the optional ``datasets`` package).
 
-    Raises ``ImportError`` with an installation hint when ``datasets`` is absent.
+    Raises ``ImportError`` with an installation hint when ``datasets`` is absent, and
+    :class:`~physeval.errors.DataError` naming the local-file alternative when the hub cannot be
+    reached (offline) or has no such dataset.
     """
     try:
         from datasets import load_dataset
@@ -109,7 +111,12 @@ def load_phybench_hf(dataset_id: str = HF_DATASET_ID) -> list[Problem]:
             "loading PHYBench from the Hugging Face hub needs the 'datasets' package: pip install datasets "
             "(or pass a local file with --data PATH)"
         ) from exc
-    dataset = load_dataset(dataset_id)
+    try:
+        dataset = load_dataset(dataset_id)
+    except Exception as exc:  # noqa: BLE001 - offline, a wrong id, the hub down: all the user's to fix
+        raise DataError(f"could not load hf:{dataset_id} from the Hugging Face hub ({type(exc).__name__}: {exc}); "
+                        f"offline, download {DEFAULT_FILE} (Hugging Face {HF_DATASET_ID}) and pass --data PATH"
+                        ) from exc
     splits = dataset.values() if hasattr(dataset, "values") else [dataset]
     records: list[Mapping[str, Any]] = []
     for split in splits:

@@ -1,0 +1,261 @@
+"""A user's mistake is exit status 2 with one line saying what to do, never a traceback; a closed pipe
+and a signal stop a command as Unix tools stop. Each case runs the real ``physeval`` command in a
+fresh process, as a user types it (issue 36, case 7 and the signals).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from physeval.testing import Reply, Request, ScriptedServer
+
+PHYSEVAL = shutil.which("physeval", path=str(Path(sys.executable).parent)) or "physeval"
+HANG_GUARD = 300  # seconds: only a hung command reaches it; no verdict depends on it
+
+
+def physeval(*argv: str, cwd: Path, env: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess:
+    return subprocess.run([PHYSEVAL, *argv], cwd=cwd, capture_output=True, text=True, timeout=HANG_GUARD,
+                          env={**os.environ, "COLUMNS": "200", **(env or {})}, **kwargs)  # type: ignore[call-overload]
+
+
+def assert_one_line_user_error(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "bug in physeval" not in done.stderr, done.stderr
+    error = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1, done.stderr
+    for word in words:
+        assert word in error[0], error[0]
+
+
+@pytest.fixture
+def scored_run(tmp_path: Path) -> Path:
+    """A run directory made without a model: one response of bank-numeric scored."""
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text(json.dumps({"id": "em_ac_rlc_power", "response": r"\boxed{36.3\ \mathrm{W}}"}) + "\n",
+                         encoding="utf-8")
+    done = physeval("score", "bank-numeric", "--responses", str(responses), "-T", "variants=1",
+                    "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "run"
+
+
+def test_parquet_export_without_pyarrow_names_the_extra(scored_run: Path, tmp_path: Path) -> None:
+    absent = tmp_path / "absent"  # a pyarrow that is not installed: importing it fails as for a missing package
+    (absent / "pyarrow").mkdir(parents=True)
+    (absent / "pyarrow" / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'pyarrow'\", name='pyarrow')\n", encoding="utf-8")
+    done = physeval("export", str(scored_run), "--format", "parquet", cwd=tmp_path, env={"PYTHONPATH": str(absent)})
+    assert_one_line_user_error(done, "pip install 'physeval[parquet]'")
+    assert not (scored_run / "samples.parquet").exists()
+
+
+def test_serve_on_a_port_in_use_names_the_port_and_the_flag(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    pytest.importorskip("uvicorn")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = physeval("serve", "--track", "symbolic", "--port", str(port), cwd=tmp_path)
+    assert_one_line_user_error(done, f"port {port}", "--port")
+
+
+def test_a_missing_simuscene_file_is_named(tmp_path: Path) -> None:
+    done = physeval("run", "simuscene", "--data", "MISSING.jsonl", "--no-progress", cwd=tmp_path)
+    assert_one_line_user_error(done, "MISSING.jsonl", "--data")
+    assert not (tmp_path / "runs").exists()  # nothing written for a run that could not start
+
+
+def test_hugging_face_data_offline_names_the_local_file(tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    offline = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    done = physeval("run", "phybench", "--data", "hf:Eureka-Lab/PHYBench", "--no-progress", cwd=tmp_path, env=offline)
+    assert_one_line_user_error(done, "hf:Eureka-Lab/PHYBench", "PHYBench-fullques_v1.json", "--data PATH")
+
+
+def test_a_path_the_command_line_named_is_a_user_error_wherever_it_is_opened(tmp_path: Path) -> None:
+    from physeval.cli._errors import user_error_for
+
+    def opened(path: str) -> BaseException:
+        try:
+            open(path, encoding="utf-8")  # noqa: SIM115 - what a library deep down does
+        except OSError as exc:
+            return exc
+        raise AssertionError("no error")
+
+    missing = str(tmp_path / "nothing" / "here.jsonl")
+    assert "here.jsonl: no such file" in (user_error_for(opened(missing), ["run", "--data", missing]) or "")
+    assert "nothing: no such file" in (user_error_for(opened(missing), ["run", f"--data={tmp_path / 'nothing'}"])
+                                       or "")
+    assert user_error_for(opened(missing), ["run", "--data", str(tmp_path)]) is None  # an existing folder: a bug
+    assert user_error_for(opened(missing), ["run"]) is None  # a file nobody named: a bug
+    wrapped = RuntimeError("export failed")
+    wrapped.__cause__ = ModuleNotFoundError("No module named 'wandb'", name="wandb")
+    assert user_error_for(wrapped, []) == ("this command needs the 'wandb' package, which is not installed: "
+                                           "pip install 'physeval[wandb]'")
+    assert user_error_for(ModuleNotFoundError("x", name="sympy"), []) is None  # a core dependency missing: a bug
+
+
+def test_every_optional_module_is_in_the_extra_it_names() -> None:
+    import tomllib
+
+    from physeval.cli._errors import OPTIONAL_MODULES
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    distribution = {"cyllama": "cyllama", "inspect_ai": "inspect-ai", "lm_eval": "lm-eval", "tensorboardX":
+                    "tensorboardX"}
+    for module, extra in OPTIONAL_MODULES.items():
+        assert extra in extras, f"{module}: no extra {extra!r} in pyproject.toml"
+        wanted = distribution.get(module, module).lower()
+        names = [requirement.split(";")[0].split("[")[0].split(">")[0].split("=")[0].split("<")[0].strip().lower()
+                 for requirement in extras[extra]]
+        if module == "tenacity":  # lm-eval's API models need it: it comes with lm-eval's own `api` extra
+            assert any(r.replace(" ", "").startswith("lm-eval[api") for r in extras[extra]), extras[extra]
+            continue
+        assert wanted in names, f"{module}: the {extra!r} extra does not install {wanted} ({extras[extra]})"
+
+
+# -- a closed standard output: quiet, status 141 (what the shell reports for `seq 1000000 | head`) ----
+
+def _to_a_closed_pipe(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """Run with stdout on a pipe whose reader has already gone, so the first write fails (EPIPE)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([PHYSEVAL, *argv], cwd=cwd, stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=HANG_GUARD)
+    finally:
+        os.close(write)
+
+
+def test_vary_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
+    done = _to_a_closed_pipe(["vary", "mech_projectile_range", "--n", "40"], tmp_path)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_regrade_into_a_closed_pipe_stops_quietly(scored_run: Path, tmp_path: Path) -> None:
+    done = _to_a_closed_pipe(["regrade", str(scored_run)], tmp_path)  # the summary table is rich's output
+    assert done.returncode == 141 and "Traceback" not in done.stderr and "bug" not in done.stderr, done.stderr
+
+
+def test_audit_json_into_a_closed_pipe_stops_quietly(shared_data: Path, tmp_path: Path) -> None:
+    done = _to_a_closed_pipe(["audit", "abench-b", "--data", str(shared_data / "abench" / "Phy_B_dynamic_100.csv"),
+                              "--json"], tmp_path)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_still_a_bug(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from physeval import cli
+
+    def socket_write(args: object) -> int:
+        raise BrokenPipeError(32, "Broken pipe")  # e.g. a server that hung up: stdout is fine
+
+    build = cli.build_parser
+
+    def parser(*args):  # type: ignore[no-untyped-def]
+        built = build(*args)
+        for action in built._subparsers._group_actions:  # `physeval tasks` runs socket_write
+            action.choices["tasks"].set_defaults(func=socket_write)
+        return built
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert cli.main(["tasks"]) == 1
+    assert "bug in physeval" in capsys.readouterr().err
+
+
+# -- signals: SIGTERM stops a run as Ctrl-C does --------------------------------------------------------
+
+_SLOW_TASK = '''
+import sys
+from physeval import NumericTask, Problem
+
+
+class Waits(NumericTask):
+    """Three problems; load() says it is loading, then waits as a slow dataset would."""
+
+    name = "waits"
+
+    def load(self):
+        if {block_load}:
+            print("LOADING", file=sys.stderr, flush=True)
+            import time
+            time.sleep(600)
+        return [Problem(id=str(i), question=f"Q{{i}}? (Results should be expressed with units of $ m $)",
+                        answer="1") for i in range(3)]
+'''
+
+
+def _start(tmp_path: Path, block_load: bool, base_url: str) -> subprocess.Popen[str]:
+    (tmp_path / "waits.py").write_text(_SLOW_TASK.format(block_load=block_load), encoding="utf-8")
+    return subprocess.Popen([PHYSEVAL, "run", "waits.py:Waits", "--model", "openai/m", "--base-url", base_url,
+                             "--out", "runs/w", "--max-connections", "1", "--no-progress", "--no-preflight"],
+                            cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "COLUMNS": "200"})
+
+
+def _read_until(child: subprocess.Popen[str], marker: str) -> str:
+    assert child.stderr is not None
+    seen = ""
+    for line in child.stderr:  # blocks until the child writes: an event, not a clock
+        seen += line
+        if marker in line:
+            return seen
+    raise AssertionError(f"the child ended before {marker!r}: {seen}")
+
+
+@pytest.fixture
+def held_server() -> Iterator[tuple[ScriptedServer, threading.Event, threading.Event]]:
+    """Answers the first request; holds the second until released, and says when it arrived."""
+    arrived, release = threading.Event(), threading.Event()
+
+    def script(request: Request) -> Reply:
+        if request.index >= 1:
+            arrived.set()
+            release.wait(HANG_GUARD)
+        return Reply.text(r"\boxed{1\ \mathrm{m}}")
+
+    with ScriptedServer(script) as server:
+        yield server, arrived, release
+        release.set()
+
+
+def test_sigterm_mid_run_prints_the_resume_line_and_exits_143(tmp_path: Path, held_server) -> None:  # type: ignore[no-untyped-def]
+    server, arrived, release = held_server
+    child = _start(tmp_path, False, server.base_url)
+    assert arrived.wait(HANG_GUARD), "the run never sent its second request"
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=HANG_GUARD)
+    release.set()
+    assert child.returncode == 143, err
+    assert "terminated (SIGTERM): finished samples are kept; resume with `physeval run --resume runs/w`" in err, err
+    assert "Traceback" not in err
+    resumed = physeval("run", "--resume", "runs/w", "--no-progress", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "kept from before" in resumed.stderr
+
+
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_a_signal_before_the_run_folder_exists_prints_no_resume_line(tmp_path: Path, sig: int, status: int,
+                                                                     word: str) -> None:
+    child = _start(tmp_path, True, "http://127.0.0.1:9/v1")
+    _read_until(child, "LOADING")  # the task is loading: nothing has been written yet
+    child.send_signal(sig)
+    _, err = child.communicate(timeout=HANG_GUARD)
+    assert child.returncode == status, err
+    assert f"{word} before the run started: nothing was written" in err, err
+    assert "--resume" not in err and "Traceback" not in err
+    assert not (tmp_path / "runs" / "w").exists()
