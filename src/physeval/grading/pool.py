@@ -24,6 +24,14 @@ again in fresh workers, so their results do not change. ``fn`` must be a module-
 function (it is pickled by name). Workers use the ``spawn`` start method (no state is
 inherited from a threaded parent). The size comes from ``PHYSEVAL_GRADING_PROCESSES``
 (default: the CPU count).
+
+``spawn`` starts each worker by importing the parent's main script. A plain script that calls
+the graders at its top level, without ``if __name__ == "__main__":``, would call them again
+in every worker as it starts, and every worker would fail and be replaced for ever. A worker
+that finds itself there exits at once with a status of its own (:data:`_REIMPORTED`, nothing
+printed) and the parent raises :class:`WorkerStartError` once, naming the fix; a main script
+that no worker can import (read from stdin: ``python - < script.py``) is refused the same way
+before any worker starts.
 """
 
 from __future__ import annotations
@@ -32,18 +40,53 @@ import atexit
 import concurrent.futures
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["grade_many", "shutdown", "submit", "worker_count"]
+__all__ = ["WorkerStartError", "grade_many", "shutdown", "submit", "worker_count"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _POLL_SECONDS = 0.05
+_REIMPORTED = 86
+"""Exit status of a worker that was importing the parent's main script when the script called the pool."""
+
+
+class WorkerStartError(RuntimeError):
+    """The grading workers cannot start from this main script; the message says what to change."""
+
+
+def _fix() -> str:
+    return ("put the script's calls under `if __name__ == \"__main__\":` (Python's guard for code that starts "
+            "processes), or grade in this process with processes=0 (PHYSEVAL_GRADING_PROCESSES=0)")
+
+
+def _reimport_error() -> WorkerStartError:
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__file__", None) or "the main script"
+    return WorkerStartError(
+        f"physeval's grading workers could not start: each worker process first imports {script} (Python's "
+        f"'spawn' start method), and that script calls physeval's grading again at its top level; {_fix()}")
+
+
+def _refuse_to_start_here() -> None:
+    """In a worker importing the parent's main script: stop it quietly. A main script no worker can
+    import: the error, before any worker is started."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        os._exit(_REIMPORTED)  # the parent sees the status and raises WorkerStartError once
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    named = getattr(getattr(main, "__spec__", None), "name", None)
+    if path and not named and not os.path.exists(path):
+        raise WorkerStartError(
+            f"physeval's grading workers could not start: each worker imports the main script, and {path} is not "
+            "a file (a script read from stdin, `python - < script.py`, cannot be imported); save it as a file "
+            "and run `python script.py`, or grade in this process with processes=0 (PHYSEVAL_GRADING_PROCESSES=0)")
 
 
 def worker_count() -> int:
@@ -75,14 +118,26 @@ class _Pool:
     """A process pool that can kill its workers and start again (the timeout guard)."""
 
     def __init__(self, workers: int) -> None:
+        _refuse_to_start_here()
         self.workers = workers
         self.lock = threading.Lock()
         self.generation = 0
+        self.processes: list[dict[int, Any]] = []  # every generation's workers, for their exit statuses
         self.executor = self._start()
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
-        return concurrent.futures.ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=_warm)
+        executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                                          initializer=_warm)
+        self.processes.append(executor._processes)  # the executor's own pid -> Process map, filled as it spawns
+        return executor
+
+    def check_workers_started(self) -> None:
+        """Raise :class:`WorkerStartError` when a worker exited because it was importing the main script."""
+        with self.lock:
+            statuses = [process.exitcode for generation in self.processes for process in list(generation.values())]
+        if _REIMPORTED in statuses:
+            raise _reimport_error()
 
     def submit(self, fn: Callable[..., R], *args: Any) -> tuple[int, concurrent.futures.Future[R]]:
         with self.lock:
@@ -155,6 +210,11 @@ def submit(fn: Callable[..., R], *args: Any) -> concurrent.futures.Future[R]:
 
         def done(f: concurrent.futures.Future[R]) -> None:
             if f.cancelled() or isinstance(f.exception(), BrokenProcessPool):
+                try:
+                    pool.check_workers_started()
+                except WorkerStartError as exc:
+                    outer.set_exception(exc)
+                    return
                 if retries > 0:
                     attempt(retries - 1)
                     return
@@ -259,6 +319,7 @@ def _run(
             started.pop(future, None)
             error = future.exception() if not future.cancelled() else BrokenProcessPool("cancelled")
             if isinstance(error, BrokenProcessPool):
+                pool.check_workers_started()  # workers that cannot start from this script: say so, once
                 queue.append(unit)  # lost with a killed or crashed worker: grade it again
                 continue
             if error is not None:
