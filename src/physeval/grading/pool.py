@@ -43,7 +43,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -122,7 +122,7 @@ class _Pool:
         self.workers = workers
         self.lock = threading.Lock()
         self.generation = 0
-        self.processes: list[dict[int, Any]] = []  # every generation's workers, for their exit statuses
+        self.processes: list[MutableMapping[int, Any]] = []  # every generation's workers, for their exit statuses
         self.executor = self._start()
 
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
