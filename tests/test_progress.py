@@ -47,3 +47,35 @@ def test_physeval_run_progress_on_stderr(flags: list[str], lines: int, tmp_path:
     assert len(progress) == lines  # "started" and one line per finished sample (a tenth of 10)
     if lines:
         assert progress[-1].startswith("bank-numeric: 10/10 (100%)")
+
+
+def test_a_slow_model_shows_seconds_a_sample_tokens_a_second_and_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The embedded model on a loaded CPU: 2.9 tokens a second, 512 tokens an answer (issue 36: `0.0/s`, no ETA).
+    import physeval.progress as progress_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
+    stream = io.StringIO()
+    with RunProgress(total=20, label="bank-numeric", enabled="plain", stream=stream) as progress:
+        for _ in range(4):
+            clock[0] += 176.6  # 512 tokens at 2.9 tokens a second
+            progress.advance(correct=False, error=False, tokens=512)
+    line = stream.getvalue().splitlines()[-1]
+    assert line == "bank-numeric: 4/20 (20%) 176.6 s each 2.9 tok/s ETA 47:06 acc 0.0% (n=4)", line
+    assert "0.0/s" not in stream.getvalue()
+
+
+def test_the_eta_counts_only_what_is_left_and_hours_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    import physeval.progress as progress_module
+
+    clock = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
+    progress = RunProgress(total=260, already=10, enabled="none")
+    clock[0] = 60.0
+    progress.advance(correct=True, error=False, tokens=None)  # a server that sends no usage: no tok/s
+    assert (progress._eta(), progress._tokens(), progress._rate()) == ("ETA 4:09:00", "", "60.0 s each")
+    fast = RunProgress(total=10, enabled="none")
+    clock[0] = 60.5
+    for _ in range(5):
+        fast.advance(correct=True, error=False, tokens=10)
+    assert (fast._rate(), fast._tokens(), fast._eta()) == ("10.0/s", "100.0 tok/s", "ETA 0:01")

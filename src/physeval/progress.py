@@ -1,13 +1,17 @@
-"""Progress of a run on stderr: done/total, rate, errors and running accuracy.
+"""Progress of a run on stderr: done/total, rate, tokens per second, time left, errors, accuracy.
 
 Three modes (``physeval run --progress``): ``rich`` redraws a bar in place (for a terminal);
 ``plain`` prints one line at each tenth of the run and at its end, nothing redrawn, so a CI log
 or a file stays readable (the default when stdout is not a terminal); ``none`` prints nothing.
-The lines are counts of finished samples; the rate is wall-clock and only ever shown, never stored.
+The lines are counts of finished samples. The rate (samples a second, or seconds a sample when
+slower than one a second, as the embedded model on a CPU is), the completion tokens a second
+and the time left (``ETA``: the samples still to do at this session's pace) are wall-clock and
+only ever shown, never stored.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Literal, TextIO
@@ -37,6 +41,7 @@ class RunProgress:
         self.graded = 0
         self.correct = 0
         self.errors = 0
+        self.tokens = 0
         self._started = time.perf_counter()
         self._new = 0
         self._stream = stream
@@ -46,11 +51,13 @@ class RunProgress:
             return
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("[red]{task.fields[errors]}"),
+            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[tokens]}"), TextColumn("{task.fields[eta]}"),
+            TextColumn("[red]{task.fields[errors]}"),
             TextColumn("[green]{task.fields[acc]}"), TimeElapsedColumn(),
             console=console or Console(stderr=True), transient=False,
         )
-        self._task = self._progress.add_task(label, total=total, completed=already, rate="", errors="", acc="")
+        self._task = self._progress.add_task(label, total=total, completed=already, rate="", tokens="", eta="",
+                                             errors="", acc="")
 
     def __enter__(self) -> RunProgress:
         if self._progress is not None:
@@ -65,11 +72,12 @@ class RunProgress:
         elif self.mode == "plain" and self._new and self._new % self._step:
             self._line()  # the last line: where the run ended
 
-    def advance(self, *, correct: bool | None, error: bool) -> None:
-        """Count one finished sample."""
+    def advance(self, *, correct: bool | None, error: bool, tokens: int | None = None) -> None:
+        """Count one finished sample (``tokens``: its completion tokens, when the server said)."""
         self._new += 1
         self.done += 1
         self.errors += error
+        self.tokens += tokens or 0
         if correct is not None:
             self.graded += 1
             self.correct += bool(correct)
@@ -79,10 +87,31 @@ class RunProgress:
             return
         if self._progress is None:
             return
-        self._progress.update(self._task, advance=1, rate=self._rate(), errors=self._errors(), acc=self._acc())
+        self._progress.update(self._task, advance=1, rate=self._rate(), tokens=self._tokens(), eta=self._eta(),
+                              errors=self._errors(), acc=self._acc())
+
+    def _elapsed(self) -> float:
+        return max(time.perf_counter() - self._started, 1e-9)
 
     def _rate(self) -> str:
-        return f"{self._new / max(time.perf_counter() - self._started, 1e-9):.1f}/s"
+        """``12.3/s``, or ``14.2 s each`` when a sample takes over a second (never a bare ``0.0/s``)."""
+        per_second = self._new / self._elapsed()
+        if per_second >= 1 or not self._new:
+            return f"{per_second:.1f}/s"
+        return f"{self._elapsed() / self._new:.1f} s each"
+
+    def _tokens(self) -> str:
+        """Completion tokens a second over this session (empty when no sample reported its usage)."""
+        return f"{self.tokens / self._elapsed():.1f} tok/s" if self.tokens else ""
+
+    def _eta(self) -> str:
+        """The time the samples still to do take at this session's pace."""
+        left = self.total - self.done
+        if not self._new or left <= 0:
+            return ""
+        seconds = math.ceil(left * self._elapsed() / self._new)
+        hours, rest = divmod(seconds, 3600)
+        return f"ETA {hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"ETA {rest // 60}:{rest % 60:02d}"
 
     def _errors(self) -> str:
         return f"{self.errors} errors" if self.errors else ""
@@ -92,5 +121,6 @@ class RunProgress:
 
     def _line(self, note: str | None = None) -> None:
         percent = f" ({self.done / self.total:.0%})" if self.total else ""
-        parts = [f"{self.label}: {self.done}/{self.total}{percent}", note or self._rate(), self._errors(), self._acc()]
+        parts = [f"{self.label}: {self.done}/{self.total}{percent}", note or self._rate(),
+                 "" if note else self._tokens(), "" if note else self._eta(), self._errors(), self._acc()]
         print(" ".join(p for p in parts if p), file=self._stream or sys.stderr, flush=True)

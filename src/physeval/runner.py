@@ -298,7 +298,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             message = f"{row.error_kind}: {row.error_message}"
             if message not in result.first_errors:
                 result.first_errors.append(message)
-        progress.advance(correct=row.correct, error=row.status == "error")
+        progress.advance(correct=row.correct, error=row.status == "error",
+                         tokens=(row.usage or {}).get("completion_tokens"))
         if breaker.record(row):
             abort(RunAborted(f"{breaker.streak} samples in a row failed; the last: {breaker.last}",
                              kind="circuit_breaker",
