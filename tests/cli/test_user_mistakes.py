@@ -38,6 +38,10 @@ def assert_one_line_user_error(done: subprocess.CompletedProcess, *words: str) -
         assert word in error[0], error[0]
 
 
+def _first_on_path(folder: Path) -> str:
+    return os.pathsep.join([str(folder), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 @pytest.fixture
 def scored_run(tmp_path: Path) -> Path:
     """A run directory made without a model: one response of bank-numeric scored."""
@@ -55,7 +59,7 @@ def test_parquet_export_without_pyarrow_names_the_extra(scored_run: Path, tmp_pa
     (absent / "pyarrow").mkdir(parents=True)
     (absent / "pyarrow" / "__init__.py").write_text(
         "raise ModuleNotFoundError(\"No module named 'pyarrow'\", name='pyarrow')\n", encoding="utf-8")
-    done = physeval("export", str(scored_run), "--format", "parquet", cwd=tmp_path, env={"PYTHONPATH": str(absent)})
+    done = physeval("export", str(scored_run), "--format", "parquet", cwd=tmp_path, env={"PYTHONPATH": _first_on_path(absent)})
     assert_one_line_user_error(done, "pip install 'physeval[parquet]'")
     assert not (scored_run / "samples.parquet").exists()
 
@@ -259,3 +263,20 @@ def test_a_signal_before_the_run_folder_exists_prints_no_resume_line(tmp_path: P
     assert f"{word} before the run started: nothing was written" in err, err
     assert "--resume" not in err and "Traceback" not in err
     assert not (tmp_path / "runs" / "w").exists()
+
+
+@pytest.mark.parametrize(("flag", "module", "extra"), [("--wandb", "wandb", "wandb"),
+                                                      ("--tensorboard", "tensorboardX", "tensorboard")])
+def test_a_logger_without_its_package_is_refused_before_the_first_request(tmp_path: Path, flag: str, module: str,
+                                                                         extra: str) -> None:
+    absent = tmp_path / "absent"
+    (absent / module).mkdir(parents=True)
+    (absent / module / "__init__.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name='{module}')\n", encoding="utf-8")
+    with ScriptedServer(lambda request: Reply.text(r"\boxed{1}")) as server:
+        done = physeval("run", "bank-numeric", "--model", "openai/m", "--base-url", server.base_url, "--limit", "1",
+                        "--variants", "1", "--out", "runs/x", "--no-progress", flag, "somewhere", cwd=tmp_path,
+                        env={"PYTHONPATH": _first_on_path(absent)})
+        asked = len(server.requests)
+    assert_one_line_user_error(done, flag, f"pip install 'physeval[{extra}]'")
+    assert asked == 0 and not (tmp_path / "runs").exists()

@@ -159,6 +159,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
+    _check_loggers(ns)  # before the first request: a missing extra must not cost a whole run
     bypass_grading_cache(bool(ns.no_cache))
     config = RunConfig(
         samples=ns.samples if ns.samples is not None else 1,
@@ -215,6 +216,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
                        "the samples that failed or were not run (finished ones are kept)")
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+_LOGGERS = (("wandb", "--wandb", "wandb", "wandb"), ("tensorboard", "--tensorboard", "tensorboard", "tensorboardX"))
+"""(option, flag, extra, module) of each logger a finished run is logged to."""
+
+
+def _check_loggers(ns: argparse.Namespace) -> None:
+    """The packages of ``--wandb`` and ``--tensorboard`` import, or the extra's install line now."""
+    import importlib
+
+    from physeval.errors import missing_extra
+
+    for option, flag, extra, module in _LOGGERS:
+        if getattr(ns, option, None):
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise missing_extra(flag, extra, module) from exc
 
 
 def _progress_mode(args: argparse.Namespace) -> ProgressMode:
