@@ -6,7 +6,8 @@ Reasons, in display order. Answers: ``correct``, ``wrong`` (a wrong value), ``di
 reason whatever the grader read), ``request_error`` (no answer from the model), ``grader_error``
 (the grader or judge failed). Scenes, for every stage a program stops at: ``no_code``,
 ``sandbox_error``, ``render_timeout``, ``runtime_error``, ``no_video`` (ran, wrote no video),
-``not_playable``, ``not_judged`` (playable, no judge asked), ``judged_wrong``, ``correct``.
+``not_playable``, ``not_judged`` (playable, no judge asked), ``judge_unreadable`` (no judge reply
+could be read: it measures the judge), ``judged_wrong``, ``correct``.
 An outcome name outside these lists is kept as it is (a plugin track's own).
 """
 
@@ -30,7 +31,7 @@ __all__ = [
 
 REASONS = ("correct", "wrong", "dimension_mismatch", "unparseable", "ambiguous", "no_answer", "undecided", "timeout",
            "cut_off", "no_code", "sandbox_error", "render_timeout", "runtime_error", "no_video", "not_playable",
-           "not_judged", "judged_wrong", "grader_error", "request_error")
+           "not_judged", "judge_unreadable", "judged_wrong", "grader_error", "request_error")
 _SCENE_STAGE = {"no_code": "no_code", "sandbox_error": "sandbox_error", "timeout": "render_timeout",
                 "error": "runtime_error", "executable": "no_video", "rendered": "not_playable"}
 
@@ -65,6 +66,8 @@ def sample_reason(row: SampleRow) -> str:
             return _SCENE_STAGE[stage]
         if not grade.get("judged"):
             return "not_judged"
+        if not row.correct and (grade.get("judge") or {}).get("outcome") == "unparseable":
+            return "judge_unreadable"
         return "correct" if row.correct else "judged_wrong"
     if row.correct:
         return "correct"

@@ -23,6 +23,7 @@ from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_s
 from physeval.models.spec import model_from_spec
 from physeval.problems import Grade, Outcome, Problem
 from physeval.scenes.judge import judge_video
+from physeval.scenes.judge.notes import judge_reply_notes
 from physeval.scenes.prompt import extract_code, scene_prompt
 from physeval.scenes.render import STAGES, Render, Stage, render_program
 from physeval.tasks.base import GradeContext, Task, TaskError
@@ -307,6 +308,7 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome], judge_ran: bool | None = N
             cost = [replace(o, score=float((o.grade or {}).get(field_name) or 0)) for o in judged]
             if cost:  # over judged samples only: none judged, no cost to report
                 metrics |= mean_score_metric(cost, name)
+        metrics |= MetricSet(notes=judge_reply_notes(o.grade for o in judged))  # judges that did not answer
         if not judged:  # a judge was there, but nothing reached it: say why accuracy is what it is
             metrics |= MetricSet(notes=(f"no sample reached the judge: none of the {len(outcomes)} graded samples "
                                         "played a video, so each counts as wrong (see playable_rate)",))
