@@ -1,0 +1,195 @@
+"""Each test's CPU time against its hang guard: the load-independent measure of a test's cost.
+
+Wall-clock time says how busy the machine was; CPU time says how much work a test did. This
+plugin measures, for every test (set-up, call and tear-down, the span pytest-timeout guards),
+the CPU seconds of the pytest process and of every process it started:
+
+    CPU = delta(self) + delta(reaped children) + delta(live descendants)
+
+The reaped children come from ``getrusage(RUSAGE_CHILDREN)``; a child is counted there only once
+it is waited for, so descendants still alive (a model server or a Ray cluster held by a session
+fixture) are read from ``/proc/PID/stat`` (their own time plus their reaped children's) at the
+start and the end of each test. A descendant alive at the start and reaped during the test
+counts its total minus what it had used before, so nothing is counted twice. A process that
+escapes the tree (double fork, reparented to init) is not seen.
+
+The rule it checks: **no test spends more than a tenth of its hang guard on real work**, so that
+a machine ten times slower (or ten times busier) cannot turn a pass into a timeout. A test over
+its budget is reported at the end of the run and written to ``--cpu-report``; it is not failed,
+since CPU time still moves a little with load (caches, frequency, spin-waits), and a verdict
+must not. Set ``PHYSEVAL_CPU_BUDGET=strict`` to fail the run instead (for the one who fixes it).
+
+Under pytest-xdist each worker measures its own tests and the numbers reach the controller on
+the tear-down report (``user_properties``), so the summary covers the whole run.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_KEY = "cpu_budget"
+_TICK = os.sysconf("SC_CLK_TCK")
+BUDGET_FRACTION = 0.1  # a test may spend this fraction of its hang guard on work
+
+
+def _self_and_reaped() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _has_children() -> bool:
+    """Whether this process has any child, live or zombie (one syscall; nothing is reaped)."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def _live_descendants() -> dict[int, float]:
+    """CPU seconds (own + reaped children) of each live descendant of this process, by pid."""
+    if not _has_children():
+        return {}
+    parent: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        pid = int(name)
+        parent[pid] = int(fields[1])
+        # utime, stime, cutime, cstime: fields 14-17 of stat(5), 11-14 after the state field
+        used[pid] = sum(int(x) for x in fields[11:15]) / _TICK
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    out: dict[int, float] = {}
+    stack = list(children.get(os.getpid(), []))
+    while stack:
+        pid = stack.pop()
+        out[pid] = used[pid]
+        stack.extend(children.get(pid, []))
+    return out
+
+
+def _hang_guard(item: pytest.Item) -> float | None:
+    """The test's pytest-timeout guard in seconds (its marker, else the configured default)."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None:
+        value = marker.args[0] if marker.args else marker.kwargs.get("timeout")
+        if value is not None:
+            return float(value) or None
+    for get in (lambda: item.config.getoption("timeout", None), lambda: item.config.getini("timeout")):
+        try:
+            value = get()
+        except (ValueError, KeyError):
+            continue
+        if value not in (None, ""):
+            return float(value) or None
+    return None
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One test's measured cost."""
+
+    nodeid: str
+    cpu: float
+    wall: float
+    guard: float | None
+
+    @property
+    def over_budget(self) -> bool:
+        return self.guard is not None and self.cpu > BUDGET_FRACTION * self.guard
+
+
+class CpuBudget:
+    """The plugin: measures each test, gathers the costs (also from xdist workers), reports."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.costs: dict[str, Cost] = {}
+        self._start: dict[str, tuple[float, float, dict[int, float]]] = {}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        self._start[item.nodeid] = (_self_and_reaped(), time.perf_counter(), _live_descendants())
+        yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Iterator[None]:
+        yield
+        start = self._start.pop(item.nodeid, None)
+        if start is None:
+            return
+        cpu0, wall0, live0 = start
+        live1 = _live_descendants()
+        cpu = _self_and_reaped() - cpu0 + sum(live1.values()) - sum(live0.values())
+        item.user_properties.append((_KEY, (max(cpu, 0.0), time.perf_counter() - wall0, _hang_guard(item))))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        for key, value in report.user_properties:
+            if key == _KEY:
+                cpu, wall, guard = value
+                self.costs[report.nodeid] = Cost(report.nodeid, cpu, wall, guard)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.costs or hasattr(self.config, "workerinput"):
+            return
+        costs = sorted(self.costs.values(), key=lambda c: c.cpu, reverse=True)
+        path = self.config.getoption("cpu_report")
+        if path:
+            lines = ["test\tcpu_s\twall_s\thang_guard_s"]
+            lines += [f"{c.nodeid}\t{c.cpu:.2f}\t{c.wall:.2f}\t{c.guard or ''}" for c in costs]
+            Path(path).write_text("\n".join(lines) + "\n")
+        top = self.config.getoption("cpu_top")
+        total = sum(c.cpu for c in costs)
+        tr = terminalreporter
+        tr.section(f"CPU time per test (process and children): {len(costs)} tests, {total:.0f} s in all")
+        for c in costs[:top]:
+            guard = f"{c.guard:g}" if c.guard else "none"
+            tr.write_line(f"{c.cpu:8.2f} s cpu  {c.wall:8.2f} s wall  guard {guard:>5} s  {c.nodeid}")
+        over = [c for c in costs if c.over_budget]
+        if over:
+            tr.section(f"tests over their CPU budget (more than {BUDGET_FRACTION:g} of the hang guard)", yellow=True)
+            for c in over:
+                tr.write_line(f"{c.cpu:8.2f} s cpu > {BUDGET_FRACTION * (c.guard or 0):g} s  {c.nodeid}", yellow=True)
+            tr.write_line("make each cheaper, or give it @pytest.mark.timeout(ten times its CPU)")
+            if _strict():
+                tr.write_line("PHYSEVAL_CPU_BUDGET=strict: the run fails", red=True)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if _strict() and session.exitstatus == 0 and any(c.over_budget for c in self.costs.values()):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _strict() -> bool:
+    return os.environ.get("PHYSEVAL_CPU_BUDGET") == "strict"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """``--cpu-report PATH`` and ``--cpu-top N`` (called from tests/conftest.py)."""
+    group = parser.getgroup("cpu budget")
+    group.addoption("--cpu-report", default=None, help="write every test's CPU s, wall s and hang guard to this TSV")
+    group.addoption("--cpu-top", type=int, default=10, help="how many of the costliest tests to list (CPU s)")
+
+
+def register(config: pytest.Config) -> None:
+    """Measure this session's tests (called from tests/conftest.py)."""
+    config.pluginmanager.register(CpuBudget(config), "cpu_budget_meter")
