@@ -239,10 +239,15 @@ def held_server() -> Iterator[tuple[ScriptedServer, threading.Event, threading.E
 def test_sigterm_mid_run_prints_the_resume_line_and_exits_143(tmp_path: Path, held_server) -> None:  # type: ignore[no-untyped-def]
     server, arrived, release = held_server
     child = _start(tmp_path, False, server.base_url)
-    assert arrived.wait(HANG_GUARD), "the run never sent its second request"
-    child.send_signal(signal.SIGTERM)
-    _, err = child.communicate(timeout=HANG_GUARD)
-    release.set()
+    try:
+        assert arrived.wait(HANG_GUARD), "the run never sent its second request"
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=HANG_GUARD)
+    finally:
+        release.set()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
     assert child.returncode == 143, err
     assert "terminated (SIGTERM): finished samples are kept; resume with `physeval run --resume runs/w`" in err, err
     assert "Traceback" not in err
@@ -256,9 +261,14 @@ def test_sigterm_mid_run_prints_the_resume_line_and_exits_143(tmp_path: Path, he
 def test_a_signal_before_the_run_folder_exists_prints_no_resume_line(tmp_path: Path, sig: int, status: int,
                                                                      word: str) -> None:
     child = _start(tmp_path, True, "http://127.0.0.1:9/v1")
-    _read_until(child, "LOADING")  # the task is loading: nothing has been written yet
-    child.send_signal(sig)
-    _, err = child.communicate(timeout=HANG_GUARD)
+    try:
+        _read_until(child, "LOADING")  # the task is loading: nothing has been written yet
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=HANG_GUARD)
+    finally:
+        if child.poll() is None:  # a failed assertion must not leave the child waiting out its load
+            child.kill()
+            child.wait()
     assert child.returncode == status, err
     assert f"{word} before the run started: nothing was written" in err, err
     assert "--resume" not in err and "Traceback" not in err
