@@ -1,0 +1,137 @@
+"""How much simplification one side's EED tree may cost: operation budgets, never seconds.
+
+:class:`TreeBudget` measures a parsed expression before it is simplified (counts that are the
+same on every machine, in every process and under any load); over a limit, that side's tree is
+scored on a form reached by cheaper steps. :func:`simplify_budgeted` is the one entry point EED
+uses for a side's simplified form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from physeval.answers.bounds import expanded_terms
+
+__all__ = ["TreeBudget", "DEFAULT_BUDGET", "UNBOUNDED", "TREE_EXPAND_BUDGET", "TREE_SIMPLIFY_BUDGET",
+           "simplify_budgeted"]
+
+# Expressions with more operations than this, or whose expansion would have more terms than
+# TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
+# a 30 s wall-clock timeout that returns the unsimplified form.
+TREE_SIMPLIFY_BUDGET = 250
+TREE_EXPAND_BUDGET = 300
+
+
+
+@dataclass(frozen=True)
+class TreeBudget:
+    """How much simplification one side's EED tree may cost, measured in counts, never in seconds.
+
+    Before simplifying a side, EED measures its parsed form; above any limit that side's
+    *unsimplified* tree is scored, and the result's ``budget`` says which count ran out. That is
+    the official pipeline's fallback after its 30 s ``simplify_time_limit``, decided by counts
+    that are the same on every machine, in every process and under any load (each is a sum or a
+    maximum over sets of subexpressions, so no iteration order enters). Equivalence verdicts (and
+    so accuracy) never depend on it in the default mode: it only decides which tree a wrong
+    answer's partial credit is measured on. Hashable, so it keys the caches.
+
+    The counts, each aimed at the step of ``simplify`` it makes expensive (calibrated on the 100
+    PHYBench references and ``bench/eed.py``'s pairs so that no pair takes over 2 s on one core):
+
+    * ``max_ops``: ``count_ops`` of the expression;
+    * ``max_terms``: the estimated terms of its expansion
+      (:func:`physeval.answers.bounds.expanded_terms`);
+    * ``max_radical_terms``: the expanded terms of every base of a fractional power of a sum,
+      added up (each radical is a generator of the polynomial ``cancel`` works on);
+    * ``max_function_load``: the number of function nodes times the operations inside their
+      arguments (``trigsimp`` and ``factor`` on trigonometric and exponential forms);
+    * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
+      denominator of the ``together`` form, and that degree times their number of generators
+      (the gcd in ``cancel``).
+    """
+
+    max_ops: int = TREE_SIMPLIFY_BUDGET
+    max_terms: int = TREE_EXPAND_BUDGET
+    max_radical_terms: int = 6
+    max_function_load: int = 39
+    max_degree: int = 13
+    max_degree_generators: int = 119
+
+    def exceeded(self, expr: Any) -> str:
+        """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
+        import sympy
+
+        ops = sympy.count_ops(expr)
+        if ops > self.max_ops:
+            return f"simplify budget: {ops} operations > {self.max_ops}"
+        terms = expanded_terms(expr, cap=10 * self.max_terms)
+        if terms > self.max_terms:
+            return f"expand budget: about {terms} terms > {self.max_terms}"
+        radicals = [p for p in expr.atoms(sympy.Pow) if not p.exp.is_Integer and isinstance(p.base, sympy.Add)]
+        radical_terms = sum(expanded_terms(p.base, cap=10 * self.max_terms) for p in radicals)
+        if radical_terms > self.max_radical_terms:
+            return f"radical budget: {radical_terms} terms under fractional powers > {self.max_radical_terms}"
+        functions = expr.atoms(sympy.Function)
+        load = len(functions) * sum(sympy.count_ops(a) for f in functions for a in f.args)
+        if load > self.max_function_load:
+            return f"function budget: {len(functions)} functions x their arguments' operations = {load} " \
+                   f"> {self.max_function_load}"
+        degree, generators = _together_degree(expr, 10 * self.max_terms)
+        if degree > self.max_degree:
+            return f"degree budget: together form of total degree {degree} > {self.max_degree}"
+        if degree * generators > self.max_degree_generators:
+            return f"degree budget: together form of degree {degree} x {generators} generators " \
+                   f"> {self.max_degree_generators}"
+        return ""
+
+
+def _together_degree(expr: Any, cap: int) -> tuple[int, int]:
+    """Total degree and number of generators of the numerator and denominator of ``together(expr)``.
+
+    (0, 0) when a part is not a polynomial SymPy can read; a part whose expansion would exceed
+    ``cap`` terms counts as degree ``cap`` (over any budget), without expanding it.
+    """
+    import sympy
+
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    generators: set[Any] = set()
+    degree = 0
+    for part in (numerator, denominator):
+        if expanded_terms(part, cap=cap) >= cap:
+            return cap, 1
+        try:
+            poly = sympy.Poly(part)
+        except Exception:  # a constant, or not a polynomial in any generators: nothing to cancel
+            continue
+        generators |= set(poly.gens)
+        degree = max(degree, poly.total_degree())
+    return degree, len(generators)
+
+
+DEFAULT_BUDGET = TreeBudget()
+"""The default budget: no PHYBench pair takes over 2 s on one core (see ``bench/eed.py``)."""
+
+UNBOUNDED = None
+"""``budget=UNBOUNDED``: always simplify, as the published definition does. Possibly unbounded in
+time (SymPy's ``simplify`` has no bound of its own); for studies, not for graders in a loop."""
+
+
+def simplify_budgeted(expr: Any, budget: TreeBudget | None = DEFAULT_BUDGET) -> tuple[Any, str]:
+    """``simplify`` under positive assumptions, as the pipeline does, when within ``budget``.
+
+    Returns the expression and ``""``, or the expression unsimplified and which budget ran out
+    (the pipeline's analogue is its 30 s timeout, after which it also keeps the original).
+    ``budget=None`` (:data:`UNBOUNDED`) always simplifies.
+    """
+    import sympy
+
+    try:
+        if budget is not None:
+            over = budget.exceeded(expr)
+            if over:
+                return expr, over
+        positive, back = sympy.posify(expr)
+        return sympy.simplify(positive).subs(back), ""
+    except Exception as exc:  # SymPy raising on an odd expression: keep it unsimplified
+        return expr, f"simplify failed: {type(exc).__name__}"
