@@ -23,7 +23,7 @@ def test_run_writes_summary_and_report_prints_it(arithmetic_server: ScriptedServ
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["task"] == "arithmetic" and summary["model"] == "openai/test"
-    assert summary["counts"] == {**summary["counts"], "problems": 12, "samples": 24, "answered": 24, "errors": 0}
+    assert summary["counts"] == {**summary["counts"], "problems": 12, "samples": 24, "graded": 24, "errors": 0}
     accuracy = summary["metrics"]["accuracy"]
     assert accuracy["value"] == pytest.approx(8 / 12) and accuracy["ci_low"] <= accuracy["value"] <= accuracy["ci_high"]
     assert "pass@2" in summary["metrics"] and "accuracy" in summary["breakdowns"]["parity"]["even"]

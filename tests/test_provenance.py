@@ -58,7 +58,8 @@ def test_summary_carries_versions_hashes_times_and_tokens(arithmetic_server: Scr
     assert {"sympy", "pint", "openai"} <= set(provenance["libraries"])
     assert len(provenance["config_sha256"]) == 64
     assert provenance["started_at"] <= provenance["ended_at"] and provenance["wall_s"] >= 0
-    assert provenance["sessions"] == 1
+    [session] = provenance["sessions"]  # one record per session; wall time is their sum
+    assert session["new_samples"] == 3 and provenance["wall_s"] == session["wall_s"]
     tokens = provenance["tokens"]
     assert tokens["prompt_tokens"] > 0 and tokens["completion_tokens"] > 0 and tokens["reasoning_tokens"] == 0
 

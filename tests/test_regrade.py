@@ -104,7 +104,7 @@ def test_regrade_in_place_records_itself(arithmetic_server: ScriptedServer, tmp_
                  "--out", str(run), "--no-progress"]) == EXIT_OK
     summary, report = regrade_run(run)
     assert report.regraded == 12 and report.changed == 0 and report.run_dir == run
-    assert summary["provenance"]["regrades"][0]["regraded"] == 12
+    assert summary.provenance.regrades[0]["regraded"] == 12
 
 
 def test_score_reads_a_failed_row_of_an_export_as_nothing_to_grade(tmp_path: Path) -> None:
@@ -115,4 +115,4 @@ def test_score_reads_a_failed_row_of_an_export_as_nothing_to_grade(tmp_path: Pat
         + json.dumps({"problem_id": "2", "variant": "0", "sample": 0, "status": "error", "completion": None}) + "\n")
     summary, report = score_responses(ArithmeticTask(n=3), responses, run_dir=tmp_path / "s")
     assert report.graded == 1 and report.skipped_errors == 1
-    assert summary["metrics"]["accuracy"]["value"] == 1.0
+    assert summary.metrics["accuracy"].value == 1.0

@@ -48,7 +48,7 @@ def _metrics(run_dir: Path) -> tuple[list[tuple], dict]:
     rows = RunStore(run_dir).rows()
     keyed = [(r.key, r.status, r.correct, r.completion) for r in rows]
     summary = summarize_run(ArithmeticTask(n=40, variants=2), run_dir, model="m", config={})
-    return keyed, summary["metrics"]
+    return keyed, summary.to_dict()["metrics"]
 
 
 def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:

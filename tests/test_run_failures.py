@@ -108,7 +108,7 @@ def test_the_circuit_breaker_stops_a_run_whose_server_dies_midway(tmp_path: Path
     assert asked == 1 + 2 + 4  # preflight, two good samples, four failures: then it stopped (12 planned)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "aborted" and summary["counts"]["missing"] == 12 - 6
-    assert summary["errors"]["by_kind"] == {"server_error": 4}
+    assert summary["counts"]["error_kinds"] == {"server_error": 4}
     assert summary["metrics"]["accuracy"]["n_samples"] == 2  # the metric says what it stands on
 
 
@@ -145,7 +145,7 @@ def test_a_dead_judge_stops_a_scene_run_before_any_render(tmp_path: Path,
 def test_a_complete_run_exits_zero_and_says_so(arithmetic_server: ScriptedServer, tmp_path: Path) -> None:
     assert _run(arithmetic_server.base_url, tmp_path / "run") == EXIT_OK
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["complete"] is True and summary["status"] == "complete" and summary["errors"]["count"] == 0
+    assert summary["complete"] is True and summary["status"] == "complete" and summary["counts"]["errors"] == 0
 
 
 def test_a_variant_that_failed_leaves_its_problem_out_of_the_dynamic_metrics(tmp_path: Path) -> None:
@@ -162,10 +162,10 @@ def test_a_variant_that_failed_leaves_its_problem_out_of_the_dynamic_metrics(tmp
         summary, _ = evaluate(ArithmeticTask(n=3, variants=2), "openai/test", base_url=server.base_url,
                               run_dir=tmp_path / "run", max_attempts=1, show_progress=False,
                               config=RunConfig(use_cache=False))
-    assert summary["complete"] is False and summary["counts"]["errors"] == 1
-    dynamic = summary["metrics"]["dynamic_accuracy"]
-    assert (dynamic["value"], dynamic["n"], dynamic["n_samples"]) == (0.5, 2, 4)
-    assert any("1 (variant 1: 0 of 1 samples graded)" in note for note in summary["notes"]), summary["notes"]
+    assert summary.complete is False and summary.counts.errors == 1
+    dynamic = summary.metrics["dynamic_accuracy"]
+    assert (dynamic.value, dynamic.n, dynamic.n_samples) == (0.5, 2, 4)
+    assert any("1 (variant 1: 0 of 1 samples graded)" in note for note in summary.notes), summary.notes
 
 
 class _GradesLate(ArithmeticTask):

@@ -142,8 +142,8 @@ def test_regrade_keeps_the_plan_so_an_incomplete_problem_stays_out(tmp_path: Pat
     _write("bank-numeric", _all(2, "0123", **{"1:3:0": ""}), tmp_path / "r.jsonl")
     main(["score", "bank-numeric", "--responses", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "run")])
     summary, _ = regrade_run(tmp_path / "run", out=tmp_path / "again")
-    assert summary["complete"] is False and summary["counts"]["missing"] == 1
-    assert summary["metrics"]["dynamic_accuracy"]["n"] == 1
+    assert summary.complete is False and summary.counts.missing == 1
+    assert summary.metrics["dynamic_accuracy"].n == 1
     capsys.readouterr()
     assert main(["regrade", str(tmp_path / "run")]) == EXIT_INCOMPLETE
     assert "what to do" in capsys.readouterr().err

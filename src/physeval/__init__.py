@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     # running
     "evaluate": "physeval.evaluate", "score_responses": "physeval.evaluate",
     "RunSpec": "physeval.evaluate", "run": "physeval.evaluate", "regrade_run": "physeval.regrade",
-    "RunMeta": "physeval.store",
+    "RunMeta": "physeval.store", "RunSummary": "physeval.summary", "read_summary": "physeval.summary",
     "RunConfig": "physeval.runner", "run_task": "physeval.runner",
     "RunStore": "physeval.store", "ResponseCache": "physeval.cache",
     # models
@@ -96,6 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.scenes.judge import JudgeVerdict, judge_video
     from physeval.scenes.render import Render, render_program
     from physeval.store import RunMeta, RunStore
+    from physeval.summary import RunSummary, read_summary
     from physeval.tasks.base import Task
     from physeval.tasks.options import TaskOptions, option
     from physeval.tasks.registry import get_task, register_task, task_names

@@ -23,17 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError
+from physeval.flow.summarise import PLAN_META, summarise_run
 from physeval.imports import ForeignResponses
 from physeval.metrics import Plan
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem, first_duplicate, with_ids
 from physeval.progress import ProgressMode
-from physeval.provenance import config_diff, config_hash, environment, file_sha256, token_totals, utc_iso
-from physeval.report.summary import PLAN_META, build_summary, write_summary
+from physeval.provenance import config_diff, file_sha256, utc_iso
 from physeval.responses import read_any_responses, read_responses
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
 from physeval.store import RunMeta, RunStore, SampleRow
+from physeval.summary import RunSummary
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.registry import get_task
 
@@ -131,12 +132,12 @@ def evaluate(
     force: bool = False,
     invocation: dict[str, Any] | None = None,
     model_label: str | None = None,
-) -> tuple[dict[str, Any], RunResult]:
+) -> tuple[RunSummary, RunResult]:
     """Run ``task`` on ``model`` and return ``(summary, run_result)``: :func:`run` of a :class:`RunSpec`.
 
     An existing ``run_dir`` is resumed: finished rows are kept and only the rest is asked for.
     When the run is aborted (preflight failure, fatal model error, circuit breaker) the summary
-    is still written, with ``"complete": false`` and the reason, and ``run_result.aborted`` is set.
+    is still written, with status ``aborted`` and the reason, and ``run_result.aborted`` is set.
     """
     return run(RunSpec(task=task, task_options=dict(task_options or {}), model=model, base_url=base_url,
                        api_key=api_key, request_timeout=request_timeout, max_attempts=max_attempts,
@@ -145,7 +146,7 @@ def evaluate(
                        problems=tuple(problems) if problems is not None else None))
 
 
-def run(spec: RunSpec) -> tuple[dict[str, Any], RunResult]:
+def run(spec: RunSpec) -> tuple[RunSummary, RunResult]:
     """The one path through a run (see :class:`RunSpec`); nothing is written before the task has
     loaded and the model name has been understood."""
     config = spec.config
@@ -265,75 +266,10 @@ def _report_load(task: Task) -> None:
 
 
 def summarize_run(task: Task, run_dir: str | Path, *, model: str, config: dict[str, Any],
-                  result: RunResult | None = None) -> dict[str, Any]:
-    """Build and write ``summary.json`` for the rows in ``run_dir``, with completeness and provenance.
-
-    ``complete`` is true only when every planned sample has a row and none of them is an error;
-    ``status`` is ``complete``, ``incomplete`` (errors or missing samples) or ``aborted``. A run that
-    recorded its plan (problems x variants x samples) counts as missing every planned sample
-    without a row; an older run, its planned count minus its rows.
-    """
-    with RunStore(run_dir) as store:
-        summary = build_summary(task, store, model=model, config=config)
-        rows = store.rows()
-        meta = store.run_meta()
-        planned = (meta.planned if meta else {}).get("samples", len(rows))
-        recorded_plan = store.get_meta(PLAN_META)
-        sessions = store.get_meta("sessions", []) or []
-        data_hashes = meta.data_sha256 if meta else {}
-        settings_history = store.get_meta("settings_history", []) or []
-        regrades = store.get_meta("regrades", []) or []
-    errors = [r for r in rows if r.status == "error"]
-    if isinstance(recorded_plan, dict):
-        plan, have = Plan.from_dict(recorded_plan), {r.key for r in rows}
-        missing = sum((pid, v, s) not in have for pid, vs in plan.variants.items() for v in vs
-                      for s in range(plan.samples))
-    else:
-        missing = max(0, planned - len(rows))
-    aborted = result.aborted if result is not None else None
-    complete = not errors and missing == 0 and aborted is None
-    summary["complete"] = complete
-    summary["status"] = "complete" if complete else ("aborted" if aborted is not None else "incomplete")
-    counts = summary.setdefault("counts", {})
-    counts["graded"] = len(rows) - len(errors)
-    counts["missing"] = missing
-    first: list[str] = []
-    for r in errors:
-        message = f"{r.error_kind}: {r.error_message}"
-        if message not in first:
-            first.append(message)
-        if len(first) >= 5:
-            break
-    summary["errors"] = {"count": len(errors), "by_kind": counts.get("error_kinds", {}), "first": first}
-    if aborted is not None:
-        summary["aborted"] = {"kind": aborted.kind, "message": str(aborted), "hint": aborted.hint}
-    full_config = {"task": summary.get("task"), "model": model, "config": summary.get("config")}
-    summary["provenance"] = {
-        **environment(),
-        "data_sha256": data_hashes,
-        "config_sha256": config_hash(full_config),
-        "started_at": sessions[0]["started_at"] if sessions else None,
-        "ended_at": sessions[-1]["ended_at"] if sessions else None,
-        "wall_s": round(sum(s.get("wall_s", 0.0) for s in sessions), 3),
-        "sessions": len(sessions),
-        "tokens": token_totals(r.usage for r in rows),
-        **_task_provenance(task),  # e.g. scenes: the sandbox interpreter's lock file
-        **({"settings_history": settings_history} if settings_history else {}),
-        **({"regrades": regrades} if regrades else {}),
-    }
-    price_in, price_out = config.get("price_in"), config.get("price_out")
-    if price_in is not None or price_out is not None:
-        tokens = summary["provenance"]["tokens"]
-        total = ((price_in or 0.0) * tokens["prompt_tokens"] + (price_out or 0.0) * tokens["completion_tokens"]) / 1e6
-        summary["cost"] = {"price_in": price_in or 0.0, "price_out": price_out or 0.0, "total_usd": round(total, 6)}
-    write_summary(run_dir, summary)
-    return summary
-
-
-def _task_provenance(task: Task) -> dict[str, Any]:
-    """What a task adds to the provenance (its optional ``provenance()`` hook)."""
-    hook = getattr(task, "provenance", None)
-    return dict(hook()) if callable(hook) else {}
+                  result: RunResult | None = None) -> RunSummary:
+    """Build and write ``summary.json`` for the rows in ``run_dir`` (see :func:`~physeval.flow.summarise.summarise`)."""
+    return summarise_run(task, run_dir, model=model, config=config,
+                         aborted=result.aborted if result is not None else None)
 
 
 @dataclass
@@ -371,7 +307,7 @@ def score_responses(
     run_dir: str | Path | None = None,
     task_options: dict[str, Any] | None = None,
     model_label: str = "responses",
-) -> tuple[dict[str, Any], ScoreReport]:
+) -> tuple[RunSummary, ScoreReport]:
     """Grade existing responses (no model is called) into a run directory; return the summary.
 
     Ids and variants are matched as strings, so ``7`` and ``"7"`` are the same problem. The plan

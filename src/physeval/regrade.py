@@ -23,6 +23,7 @@ from physeval.evaluate import grade_rows, load_problems, summarize_run, task_opt
 from physeval.problems import Problem, with_ids
 from physeval.provenance import utc_iso
 from physeval.store import RunStore, SampleRow
+from physeval.summary import RunSummary
 from physeval.tasks.registry import get_task
 
 __all__ = ["regrade_run", "RegradeReport"]
@@ -47,7 +48,7 @@ class RegradeReport:
 
 def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
                 task_options: dict[str, Any] | None = None,
-                concurrency: int = 8) -> tuple[dict[str, Any], RegradeReport]:
+                concurrency: int = 8) -> tuple[RunSummary, RegradeReport]:
     """Grade the completions stored in ``run_dir`` again; return ``(summary, report)``.
 
     ``task_options`` override the recorded ones (``{"compat": "abench"}``); ``out`` writes into

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from physeval.analysis.runs import Run, load_run
-from physeval.report.summary import write_summary
 from physeval.store import RunStore, SampleRow
+from physeval.summary import RunSummary, write_summary
 
 
 def row(pid: str, correct: bool | None, *, variant: str = "0", sample: int = 0, status: str = "answered",
@@ -29,5 +29,5 @@ def store_run(path: Path, rows: list[SampleRow], *, task: str = "bank-numeric", 
     with RunStore(path) as store:
         for r in rows:
             store.append(r)
-    write_summary(path, {"task": task, "model": model, "counts": {}, "metrics": {}, "breakdowns": {}, "notes": []})
+    write_summary(path, RunSummary(task=task, model=model))
     return load_run(path)

@@ -12,6 +12,7 @@ import pytest
 
 from physeval.analysis.leaderboard import board_html, leaderboards, render_boards
 from physeval.analysis.runs import Run
+from physeval.summary import RunSummary
 
 
 def m(value: float, n: int = 10) -> dict[str, Any]:
@@ -20,7 +21,7 @@ def m(value: float, n: int = 10) -> dict[str, Any]:
 
 def run(model: str, task: str, track: str, metrics: dict[str, Any], *, dynamic: bool = False,
         breakdowns: dict[str, Any] | None = None) -> Run:
-    summary = {"task": task, "model": model, "metrics": metrics, "breakdowns": breakdowns or {}}
+    summary = RunSummary.from_dict({"task": task, "model": model, "metrics": metrics, "breakdowns": breakdowns or {}})
     return Run(Path(f"/runs/{task}-{model}"), task, model, track, dynamic, summary, (), {})
 
 
@@ -94,7 +95,8 @@ def test_only_abench_runs_fill_phy_a_and_phy_b_and_argument_order_never_decides(
     # two abench-b runs of one model: the one with more graded samples is shown, whatever the order
     small = run("x", "abench-b", "numeric", {"dynamic_accuracy": m(0.1)}, dynamic=True)
     big = Run(Path("/runs/b-big"), "abench-b", "x", "numeric", True,
-              {"task": "abench-b", "model": "x", "metrics": {"dynamic_accuracy": m(0.7)}, "counts": {"answered": 40}},
+              RunSummary.from_dict({"task": "abench-b", "model": "x", "metrics": {"dynamic_accuracy": m(0.7)},
+                                    "counts": {"answered": 40}}),  # a version 1 summary: "answered" is "graded"
               (), {})
     for order in ([small, big], [big, small]):
         (abench,) = leaderboards(order)

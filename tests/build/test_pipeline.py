@@ -122,7 +122,7 @@ def test_the_output_runs_through_a_scripted_simuscene_evaluation(built: tuple[Pa
                        "--judge-base-url", server.base_url, "--out", str(tmp_path / "run"), "--no-progress",
                        "--no-preflight"])
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert status == 0, summary.get("errors")
+    assert status == 0, summary.get("first_errors")
     assert summary["counts"]["graded"] == 3
     assert summary["metrics"]["playable_rate"]["value"] == 1.0
     assert summary["metrics"]["accuracy"]["value"] == 1.0  # the scripted judge says yes to every question

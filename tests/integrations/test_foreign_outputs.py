@@ -11,6 +11,7 @@ equal, not close.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -23,8 +24,8 @@ import pytest
 from physeval.cli import EXIT_USER_ERROR, main
 from physeval.evaluate import RunSpec, run, score_responses
 from physeval.problems import Problem
-from physeval.report.summary import read_summary
 from physeval.runner import RunConfig
+from physeval.summary import RunSummary, read_summary
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer
 
@@ -64,13 +65,9 @@ def _native(task_name: str, limit: int, tmp_path: Path, options: dict[str, Any] 
     return summary
 
 
-def _metrics(summary: dict[str, Any]) -> dict[str, Any]:
-    """Every metric value, grouped ones included, with its n."""
-    out = {name: (m["value"], m.get("n")) for name, m in summary["metrics"].items()}
-    for key, groups in summary["breakdowns"].items():
-        for value, metrics in groups.items():
-            out |= {f"{key}/{value}/{name}": (m["value"], m.get("n")) for name, m in metrics.items()}
-    return out
+def _metrics(summary: RunSummary) -> dict[str, Any]:
+    """Every metric value (NaN: None), grouped ones included, with its n."""
+    return {key.label: (None if math.isnan(m.value) else m.value, m.n) for key, m in summary.entries()}
 
 
 # -- inspect ---------------------------------------------------------------------------------------
@@ -99,10 +96,10 @@ def test_physeval_score_of_an_inspect_log_equals_the_native_run(log_format: str,
         capsys.readouterr().err
     scored = read_summary(out)
     native = _native(task_name, n_problems, tmp_path)
-    assert scored["counts"]["samples"] == native["counts"]["samples"] == n_samples
+    assert scored.counts.samples == native.counts.samples == n_samples
     assert _metrics(scored) == _metrics(native)
-    assert scored["model"] == "openai-api/scripted/m"
-    assert scored["provenance"]["tokens"]["completion_tokens"] > 0  # inspect's usage is kept
+    assert scored.model == "openai-api/scripted/m"
+    assert scored.provenance.tokens.completion_tokens > 0  # inspect's usage is kept
 
 
 def test_report_compare_and_leaderboard_take_an_inspect_log_in_place_of_a_run_directory(
@@ -124,7 +121,7 @@ def test_report_compare_and_leaderboard_take_an_inspect_log_in_place_of_a_run_di
     assert main(["report", str(log_file), "--no-breakdowns"]) == 0
     out, err = capsys.readouterr()
     assert "as a run of bank-symbolic: 8 samples graded" in err
-    assert f"{native['metrics']['eed_mean']['value']:.2f}" in out
+    assert f"{native.metrics['eed_mean'].value:.2f}" in out
     assert main(["compare", str(log_file), str(tmp_path / "native-bank-symbolic")]) == 0
     assert "openai-api/scripted/m" in capsys.readouterr().out
     assert main(["leaderboard", str(log_file), "--format", "csv"]) == 0
@@ -166,12 +163,12 @@ def test_lm_eval_runs_the_exported_yamls_from_elsewhere_with_fewshot_and_physeva
     for task_name, n_problems in limits.items():
         [samples_file] = (elsewhere / "out").rglob(f"samples_physeval_{task_name.replace('-', '_')}_*.jsonl")
         summary, report = score_responses(task_name, samples_file, run_dir=tmp_path / f"scored-{task_name}")
-        assert report.source == "lm-eval" and not report.unknown_ids and summary["model"] == "m"
+        assert report.source == "lm-eval" and not report.unknown_ids and summary.model == "m"
         native = _native(task_name, n_problems, tmp_path, options)
         assert _metrics(summary) == _metrics(native)
         lm_side = results[f"physeval_{task_name.replace('-', '_')}"]
-        for name, metric in native["metrics"].items():  # lm-eval's table shows physeval's reduction
-            assert lm_side[f"{name},none"] == pytest.approx(metric["value"], abs=1e-12), name
+        for name, metric in native.metrics.items():  # lm-eval's table shows physeval's reduction
+            assert lm_side[f"{name},none"] == pytest.approx(metric.value, abs=1e-12), name
     assert "eed_mean,none" in results["physeval_bank_symbolic"]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -37,6 +38,7 @@ from physeval.evaluate import RunSpec, run, score_responses
 from physeval.integrations import inspect as pi
 from physeval.problems import Problem
 from physeval.runner import RunConfig
+from physeval.summary import RunSummary
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer
 
@@ -88,13 +90,13 @@ def _inspect_metrics(log: EvalLog) -> dict[tuple[str, str], float]:
     return out
 
 
-def _physeval_metrics(summary: dict[str, Any]) -> dict[tuple[str, str], float]:
+def _physeval_metrics(summary: RunSummary) -> dict[tuple[str, str], float]:
     """The same keys from a physeval summary: ("physeval", NAME) and (KEY, VALUE) for accuracy groups."""
-    out = {("physeval", name): m["value"] for name, m in summary["metrics"].items() if m["value"] is not None}
-    for key, groups in summary["breakdowns"].items():
+    out = {("physeval", name): m.value for name, m in summary.metrics.items() if not math.isnan(m.value)}
+    for key, groups in summary.breakdowns.items():
         for value, metrics in groups.items():
-            if "accuracy" in metrics and metrics["accuracy"]["value"] is not None:
-                out[(key, value)] = metrics["accuracy"]["value"]
+            if "accuracy" in metrics and not math.isnan(metrics["accuracy"].value):
+                out[(key, value)] = metrics["accuracy"].value
     return out
 
 
@@ -139,7 +141,7 @@ def test_mock_model_scores_equal_physeval_scores_of_the_logged_responses(task_na
                 "response": s.output.completion} for s in log.samples]
     summary, report = score_responses(task_name, records, run_dir=tmp_path / "physeval", task_options=options)
     assert report.graded == 2 * limit
-    outcomes = summary["counts"]["outcomes"]
+    outcomes = summary.counts.outcomes
     assert outcomes.get("correct") and len(outcomes) > 1, "the script must produce both right and wrong answers"
     _assert_same(_inspect_metrics(log), _physeval_metrics(summary))
 
@@ -244,7 +246,7 @@ def test_inspect_eval_command_on_a_scripted_server_equals_physeval_run(tmp_path:
         summary, _result = run(RunSpec(task=task_name, model="openai/m", base_url=server.base_url,
                                       config=RunConfig(limit=n_problems, preflight=False, use_cache=False),
                                       run_dir=tmp_path / "physeval", show_progress=False))
-    assert summary["counts"]["samples"] == n_samples
+    assert summary.counts.samples == n_samples
 
     [log_file] = (tmp_path / "logs").glob("*.json")
     log = read_eval_log(str(log_file))

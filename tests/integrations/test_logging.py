@@ -22,7 +22,7 @@ from physeval.integrations.logging import (
     sample_table,
     scalars,
 )
-from physeval.report.summary import read_summary
+from physeval.summary import read_summary
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer
 
@@ -44,9 +44,9 @@ def run_dir(tmp_path: Path) -> Path:
 def test_scalars_are_every_metric_grouped_ones_by_key_value_name_and_counts(run_dir: Path) -> None:
     summary = read_summary(run_dir)
     values = scalars(summary)
-    assert values["accuracy"] == summary["metrics"]["accuracy"]["value"]
-    assert values["dynamic_accuracy"] == summary["metrics"]["dynamic_accuracy"]["value"]
-    assert values["variant/0/accuracy"] == summary["breakdowns"]["variant"]["0"]["accuracy"]["value"]
+    assert values["accuracy"] == summary.metrics["accuracy"].value
+    assert values["dynamic_accuracy"] == summary.metrics["dynamic_accuracy"].value
+    assert values["variant/0/accuracy"] == summary.breakdowns["variant"]["0"]["accuracy"].value
     assert values["counts/samples"] == 12
     assert 0 < values["accuracy"] < 1
 
@@ -195,9 +195,9 @@ def test_physeval_run_logs_to_tensorboard_and_wandb_when_asked(tmp_path: Path) -
     summary = read_summary(tmp_path / "run")
     written = {v.tag: v.simple_value for e in _events(tmp_path / "tb" / "run") for v in e.summary.value
                if v.HasField("simple_value")}  # the run's own subdirectory, named as its run directory
-    assert written["accuracy"] == summary["metrics"]["accuracy"]["value"] == 0.0
+    assert written["accuracy"] == summary.metrics["accuracy"].value == 0.0
     [local] = (tmp_path / "wandb" / "wandb").glob("offline-run-*")
-    assert _wandb_summary(local)["counts/samples"] == summary["counts"]["samples"] >= 1
+    assert _wandb_summary(local)["counts/samples"] == summary.counts.samples >= 1
 
 
 def test_log_run_without_a_destination_writes_nothing(run_dir: Path, tmp_path: Path) -> None:

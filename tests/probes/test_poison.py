@@ -234,7 +234,7 @@ def test_two_models_side_by_side_per_kind(tmp_path: Path) -> None:
                                  config=RunConfig(preflight=False), run_dir=tmp_path / name, show_progress=False))
         dirs.append(tmp_path / name)
     keys, summaries = compare_runs(dirs, breakdowns=True)
-    values = {key.label: [key.lookup(s)["value"] for s in summaries] for key in keys}
+    values = {key.label: [s.metric(key).value for s in summaries] for key in keys}  # type: ignore[union-attr]
     assert values["superficial_rate"] == [1.0, 0.0] and values["genuine_rate"] == [0.0, 1.0]
     assert values["accuracy"] == [0.0, 1.0]
     per_kind = [label for label in values if "delete_constant" in label and "superficial_rate" in label]

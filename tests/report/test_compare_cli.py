@@ -75,16 +75,17 @@ def test_long_model_names_fold_at_80_columns_instead_of_being_cut(tmp_path: Path
     from rich.console import Console
 
     from analysis.rows import row, store_run
+    from physeval.metrics import Metric
     from physeval.report.compare import comparison_table
-    from physeval.report.summary import write_summary
+    from physeval.summary import RunSummary, write_summary
 
     names = ("openai/Qwen2.5-72B-Instruct-AWQ", "openai/Meta-Llama-3.1-70B-Instruct")
     dirs = []
     for name in names:
         path = tmp_path / name.split("/")[1]
         store_run(path, [row("1", True)], model=name)
-        write_summary(path, {"task": "bank-numeric", "model": name, "counts": {}, "breakdowns": {}, "notes": [],
-                             "metrics": {"accuracy": {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 10}}})
+        write_summary(path, RunSummary(task="bank-numeric", model=name,
+                                       metrics={"accuracy": Metric(0.5, 0.4, 0.6, 10, 10)}))
         dirs.append(path)
     buffer = io.StringIO()
     Console(file=buffer, width=80).print(comparison_table(dirs))

@@ -79,10 +79,10 @@ def test_crashing_scene_programs_count_against_the_executable_rate(scripted_runs
         run = load_run(path)
         crashed = [r for r in run.rows if (r.grade or {}).get("stage") == "error"]
         assert all(r.status == "answered" and r.outcome == "runtime_error" for r in crashed)
-        executable = run.summary["metrics"]["executable_rate"]
-        assert executable["n_samples"] == len(run.rows)  # every program is in the denominator
+        executable = run.summary.metrics["executable_rate"]
+        assert executable.n_samples == len(run.rows)  # every program is in the denominator
         if crashed:
-            assert executable["value"] < 1.0
+            assert executable.value < 1.0
     assert any((r.grade or {}).get("stage") == "error" for p in scripted_runs["scene"] for r in load_run(p).rows)
 
 

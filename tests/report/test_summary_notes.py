@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from physeval.report.summary import build_summary
+from physeval.flow.summarise import summarise
 from physeval.store import RunStore, SampleRow
 from physeval.tasks.registry import get_task
 
@@ -61,12 +61,12 @@ def test_scene_note_table(case: str, judge: tuple[str, ...], kinds: list[str], n
     with RunStore(tmp_path / "run") as store:
         for i, kind in enumerate(kinds):
             store.append(_row(f"p{i}", kind))
-        summary = build_summary(task, store, model="m", config={})
+        summary = summarise(task, store, model="m", config={})
     for wanted in notes:
-        assert any(wanted in note for note in summary["notes"]), (case, summary["notes"])
+        assert any(wanted in note for note in summary.notes), (case, summary.notes)
     for text in absent:
-        assert not any(text in note for note in summary["notes"]), (case, summary["notes"])
+        assert not any(text in note for note in summary.notes), (case, summary.notes)
     if accuracy is None:
-        assert "accuracy" not in summary["metrics"]
+        assert "accuracy" not in summary.metrics
     else:
-        assert summary["metrics"]["accuracy"]["value"] == pytest.approx(accuracy)
+        assert summary.metrics["accuracy"].value == pytest.approx(accuracy)

@@ -84,7 +84,7 @@ def _run(tmp_path: Path, **options: Any) -> tuple[dict[str, Any], Path]:
                                                "judge_base_url": judge_server.base_url, "judge_frames": 3,
                                                "render_timeout": 60, **options},
                                  config=RunConfig(max_connections=2), run_dir=out, show_progress=False))
-    return summary, out
+    return summary.to_dict(), out  # the summary.json document
 
 
 def test_both_question_layouts_load_render_and_are_judged(tmp_path: Path) -> None:

@@ -29,11 +29,13 @@ import html
 import io
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from physeval.analysis.runs import Run
+from physeval.metrics import Metric
+from physeval.summary import MetricKey
 
 __all__ = [
     "FORMATS",
@@ -110,23 +112,16 @@ class Board:
         return best is not None and cell is not None and abs(cell.value - best) < 1e-9
 
 
-def _cell(entry: Mapping[str, Any] | None, scale: float) -> Cell | None:
-    if not entry or not isinstance(entry.get("value"), (int, float)):
+def _cell(entry: Metric | None, scale: float) -> Cell | None:
+    if entry is None or math.isnan(entry.value):
         return None
-
-    def scaled(x: Any) -> float:
-        return float(x) * scale if isinstance(x, (int, float)) else math.nan
-
-    return Cell(scaled(entry["value"]), scaled(entry.get("ci_low")), scaled(entry.get("ci_high")),
-                int(entry.get("n") or 0))
+    return Cell(entry.value * scale, entry.ci_low * scale, entry.ci_high * scale, entry.n)
 
 
-def _metric(run: Run | None, name: str, key: str | None = None, value: str | None = None) -> Mapping[str, Any] | None:
+def _metric(run: Run | None, name: str, key: str | None = None, value: str | None = None) -> Metric | None:
     if run is None:
         return None
-    if key is None:
-        return (run.summary.get("metrics") or {}).get(name)
-    return (((run.summary.get("breakdowns") or {}).get(key) or {}).get(value) or {}).get(name)
+    return run.summary.metric(MetricKey(name, key, value))
 
 
 def _models(runs: Sequence[Run]) -> list[str]:
@@ -134,7 +129,7 @@ def _models(runs: Sequence[Run]) -> list[str]:
 
 
 def _graded(run: Run) -> int:
-    return sum(r.status == "answered" for r in run.rows) or int((run.summary.get("counts") or {}).get("answered") or 0)
+    return sum(r.status == "answered" for r in run.rows) or run.summary.counts.graded
 
 
 def _pick(runs: Sequence[Run], model: str, want: Any, role: str, notes: list[str]) -> Run | None:
@@ -218,9 +213,9 @@ def phybench_board(runs: Sequence[Run]) -> Board | None:
     symbolic = [r for r in runs if r.track == "symbolic"]
     if not symbolic:
         return None
-    has_tag = any((r.summary.get("breakdowns") or {}).get("tag") for r in symbolic)
+    has_tag = any(r.summary.breakdowns.get("tag") for r in symbolic)
     group = "tag" if has_tag else "domain"
-    tags = sorted({t for r in symbolic for t in ((r.summary.get("breakdowns") or {}).get(group) or {})},
+    tags = sorted({t for r in symbolic for t in r.summary.breakdowns.get(group) or {}},
                   key=_tag_order)
     notes: list[str] = []
     rows = []
@@ -239,7 +234,7 @@ def phybench_board(runs: Sequence[Run]) -> Board | None:
 
 
 def _samples_k(run: Run) -> int:
-    for name in run.summary.get("metrics") or {}:
+    for name in run.summary.metrics:
         match = re.fullmatch(r"executable_pass@(\d+)", name)
         if match:
             return int(match.group(1))
@@ -258,7 +253,7 @@ def simuscene_board(runs: Sequence[Run]) -> list[Board]:
     rates = (("E.R.", "executable_rate", "executable"), ("R.R.", "render_rate", "render"),
              ("P.R.", "playable_rate", "playable"), ("Acc.", "accuracy", ""))
     rows, domain_rows = [], []
-    domains = sorted({d for r in scene for d in ((r.summary.get("breakdowns") or {}).get("domain") or {})})
+    domains = sorted({d for r in scene for d in r.summary.breakdowns.get("domain") or {}})
     for model in _models(scene):
         run = _pick(scene, model, lambda r: True, "the scene columns", notes)
         assert run is not None

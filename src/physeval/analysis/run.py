@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from physeval.metrics import Plan, SampleOutcome, outcomes_from_rows, with_plan
 from physeval.store import SampleRow
+from physeval.summary import RunSummary
 
 __all__ = ["Run"]
 
@@ -34,7 +34,7 @@ class Run:
     model: str
     track: str
     dynamic: bool
-    summary: Mapping[str, Any]
+    summary: RunSummary
     rows: tuple[SampleRow, ...]
     data_sha256: Mapping[str, str]
     plan: Plan | None = None

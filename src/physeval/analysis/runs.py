@@ -20,7 +20,8 @@ __all__ = ["Run", "load_run", "load_runs", "run_labels"]
 
 def load_run(run_dir: str | Path) -> Run:
     """Read ``run_dir`` (``summary.json`` and the run store); a :class:`UserError` when it is not a run."""
-    from physeval.report.summary import SUMMARY_NAME, read_summary, run_plan
+    from physeval.flow.summarise import recorded_plan
+    from physeval.summary import SUMMARY_NAME, read_summary
 
     path = Path(run_dir)
     if not RunStore.exists(path) or not (path / SUMMARY_NAME).is_file():
@@ -29,12 +30,12 @@ def load_run(run_dir: str | Path) -> Run:
     with RunStore(path) as store:
         rows = tuple(store.rows())
         sha = store.get_meta("data_sha256", {}) or {}
-        plan = run_plan(store)
-    task = str(summary.get("task", ""))
+        plan = recorded_plan(store, rows)
+    task = summary.task
     variants: dict[str, Any] = {}
     for r in rows:
         variants.setdefault(r.problem_id, set()).add(r.variant)
-    return Run(path=path, task=task, model=str(summary.get("model", "")), track=_track(task, rows),
+    return Run(path=path, task=task, model=summary.model, track=_track(task, rows),
                dynamic=any(len(v) > 1 for v in variants.values()), summary=summary, rows=rows,
                data_sha256=dict(sha), plan=plan)
 

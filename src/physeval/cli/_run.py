@@ -26,6 +26,7 @@ from physeval.errors import UserError
 
 if TYPE_CHECKING:
     from physeval.progress import ProgressMode
+    from physeval.summary import RunSummary, Tokens
 
 
 def add_commands(sub: Any) -> None:
@@ -211,7 +212,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             _console.print(f"  what to do: {escape(result.aborted.hint)}; then "
                            f"`physeval run --resume {escape(str(run_dir))} --retry-errors`")
         return EXIT_ABORTED
-    if not summary.get("complete"):
+    if not summary.complete:
         _console.print(f"what to do: `physeval run --resume {escape(str(run_dir))} --retry-errors` asks again for "
                        "the samples that failed or were not run (finished ones are kept)")
         return EXIT_INCOMPLETE
@@ -246,26 +247,24 @@ def _progress_mode(args: argparse.Namespace) -> ProgressMode:
     return mode
 
 
-def _print_tokens(summary: dict[str, Any], config: Any, run_dir: Any = None) -> None:
+def _print_tokens(summary: RunSummary, config: Any, run_dir: Any = None) -> None:
     """Token totals of the run, and its cost when prices were given. Reasoning the server did
     not count is estimated from the stored reasoning text and marked so, never shown as 0."""
-    tokens = (summary.get("provenance") or {}).get("tokens") or {}
-    if not tokens:
-        return
-    if not (tokens.get("prompt_tokens") or tokens.get("completion_tokens")):  # no usage came with any sample
+    tokens = summary.provenance.tokens
+    if not (tokens.prompt_tokens or tokens.completion_tokens):  # no usage came with any sample
         _console.print("tokens: not recorded (no sample came with token usage)")
         return
-    line = (f"tokens: {tokens.get('prompt_tokens', 0):,} prompt, {tokens.get('completion_tokens', 0):,} completion "
+    line = (f"tokens: {tokens.prompt_tokens:,} prompt, {tokens.completion_tokens:,} completion "
             f"({_reasoning_text(tokens, run_dir)})")
-    cost = summary.get("cost")
-    if cost:
-        line += f"; cost ${cost['total_usd']:.4f} (${cost['price_in']}/M in, ${cost['price_out']}/M out)"
+    cost = summary.cost
+    if cost is not None:
+        line += f"; cost ${cost.total_usd:.4f} (${cost.price_in}/M in, ${cost.price_out}/M out)"
     _console.print(line)
 
 
-def _reasoning_text(tokens: dict[str, Any], run_dir: Any) -> str:
+def _reasoning_text(tokens: Tokens, run_dir: Any) -> str:
     """``1,234 reasoning``, ``~9,876 reasoning, estimated from the reasoning text`` or ``no reasoning``."""
-    reported = int(tokens.get("reasoning_tokens") or 0)
+    reported = tokens.reasoning_tokens
     if reported or run_dir is None:
         return f"{reported:,} reasoning"
     from physeval.analysis.lengths import estimated_reasoning_tokens
@@ -280,20 +279,19 @@ def _reasoning_text(tokens: dict[str, Any], run_dir: Any) -> str:
     return f"~{sum(estimates):,} reasoning, estimated from the reasoning text of {len(estimates)} samples"
 
 
-def _print_outcome(summary: dict[str, Any]) -> None:
+def _print_outcome(summary: RunSummary) -> None:
     """The summary table, preceded by a warning when the run is not complete."""
-    from physeval.report.summary import print_summary
+    from physeval.report.tables import print_summary
 
-    counts = summary.get("counts", {})
-    if not summary.get("complete", True):
-        planned = counts.get("planned_samples", counts.get("samples", 0))
-        _console.print(f"[red bold]INCOMPLETE[/]: {counts.get('graded', counts.get('answered', 0))} of {planned} "
-                       f"planned samples were graded; {counts.get('errors', 0)} ended in errors "
-                       f"{escape(json.dumps(counts.get('error_kinds', {})))}, {counts.get('missing', 0)} are missing. "
+    counts = summary.counts
+    if not summary.complete:
+        _console.print(f"[red bold]INCOMPLETE[/]: {counts.graded} of {counts.planned_samples} "
+                       f"planned samples were graded; {counts.errors} ended in errors "
+                       f"{escape(json.dumps(dict(counts.error_kinds)))}, {counts.missing} are missing. "
                        "Metrics below stand only on the graded samples (see n).")
-        for message in (summary.get("errors") or {}).get("first", [])[:5]:
+        for message in summary.first_errors[:5]:
             _console.print(f"  [red]error[/] {escape(message[:400])}")
-    if counts.get("graded", counts.get("answered", 1)) == 0:
+    if counts.graded == 0:
         _console.print("[red]no sample was graded: there are no metrics to show[/]")
         return
     print_summary(summary, Console())
@@ -307,7 +305,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     summary, report = score_responses(args.task, args.responses, run_dir=args.out, task_options=options)
     if report.source != "jsonl":
         _console.print(f"read {escape(str(args.responses))} as an {escape(report.source)} output: "
-                       f"{report.graded} generations graded (model {escape(str(summary.get('model')))})")
+                       f"{report.graded} generations graded (model {escape(summary.model)})")
     for message in report.bad_lines[:20]:
         _console.print(f"[yellow]{'failed in the tool' if report.source != 'jsonl' else 'skipped'}[/] "
                        f"{escape(message)}")
@@ -327,7 +325,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         _console.print(f"[yellow]{report.skipped_errors} exported rows had no completion (their request failed)[/]: "
                        "counted as errors")
     _print_outcome(summary)
-    if not summary.get("complete"):
+    if not summary.complete:
         _console.print("what to do: add the missing responses (every variant of each problem named, samples "
                        f"0..K-1) to {escape(str(args.responses))} and score it again")
         return EXIT_INCOMPLETE
@@ -342,7 +340,7 @@ def _cmd_regrade(args: argparse.Namespace) -> int:
     _console.print(f"regraded {report.regraded} samples ({report.changed} verdicts changed, {report.kept} kept "
                    f"without a completion) -> {escape(str(report.run_dir))}")
     _print_outcome(summary)
-    if not summary.get("complete"):
+    if not summary.complete:
         _console.print("what to do: regrade grades stored completions only; for the samples that failed or are "
                        f"missing, `physeval run --resume {escape(str(args.run_dir))} --retry-errors` (a run) or "
                        "score the missing responses (a scored file)")

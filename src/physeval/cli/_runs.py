@@ -165,17 +165,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from physeval.report.summary import SUMMARY_NAME, print_summary, read_summary
+    from physeval.report.tables import print_summary
+    from physeval.summary import SUMMARY_NAME, read_summary
 
     for run_dir in args.run_dirs:
         if not (Path(run_dir) / SUMMARY_NAME).is_file():
             raise UserError(f"no {SUMMARY_NAME} in {run_dir}: is it a physeval run directory?")
     for run_dir in args.run_dirs:
         summary = read_summary(run_dir)
-        if not summary.get("complete", True):
-            _console.print(f"[red bold]{str(summary.get('status', 'incomplete')).upper()}[/]: "
-                           f"{summary.get('counts', {}).get('errors', 0)} samples ended in errors, "
-                           f"{summary.get('counts', {}).get('missing', 0)} were not run")
+        if not summary.complete:
+            _console.print(f"[red bold]{summary.status.upper()}[/]: {summary.counts.errors} samples ended in "
+                           f"errors, {summary.counts.missing} were not run")
         print_summary(summary, Console(), breakdowns=not args.no_breakdowns)
         _print_tokens(summary, None, run_dir)  # the token and cost lines the run printed
     if len(args.run_dirs) > 1 or args.scaling or args.lengths:

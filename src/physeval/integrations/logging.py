@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import missing_extra
+from physeval.summary import Counts, RunSummary, read_summary
 
 __all__ = ["SAMPLE_COLUMNS", "log_run", "log_to_tensorboard", "log_to_wandb", "sample_table", "scalars",
            "tensorboard_run_name"]
@@ -36,7 +37,7 @@ SAMPLE_COLUMNS = ("problem_id", "variant", "sample", "status", "correct", "outco
                   "reason", "error_kind", "completion")
 
 
-def scalars(summary: Mapping[str, Any]) -> dict[str, float]:
+def scalars(summary: RunSummary) -> dict[str, float]:
     """Every finite metric of ``summary`` by name; grouped ones as ``key/value/name``; counts as
     ``counts/name``. A metric without a value (NaN, null) is left out."""
     out: dict[str, float] = {}
@@ -45,14 +46,10 @@ def scalars(summary: Mapping[str, Any]) -> dict[str, float]:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             out[name] = float(value)
 
-    for name, metric in (summary.get("metrics") or {}).items():
-        put(name, (metric or {}).get("value"))
-    for key, groups in (summary.get("breakdowns") or {}).items():
-        for value, metrics in groups.items():
-            for name, metric in metrics.items():
-                put(f"{key}/{value}/{name}", (metric or {}).get("value"))
-    for name, count in (summary.get("counts") or {}).items():
-        put(f"counts/{name}", count)
+    for key, metric in summary.entries():
+        put(key.name if key.key is None else f"{key.key}/{key.value}/{key.name}", metric.value)
+    for name in Counts.__dataclass_fields__:
+        put(f"counts/{name}", getattr(summary.counts, name))
     return out
 
 
@@ -69,14 +66,12 @@ def sample_table(run_dir: str | Path) -> list[list[Any]]:
     return rows
 
 
-def _summary(run_dir: str | Path) -> dict[str, Any]:
-    from physeval.report.summary import read_summary
-
+def _summary(run_dir: str | Path) -> RunSummary:
     return read_summary(run_dir)
 
 
-def _run_name(summary: Mapping[str, Any], run_dir: Path) -> str:
-    return f"{summary.get('task', 'task')}:{summary.get('model', 'model')}:{run_dir.name}"
+def _run_name(summary: RunSummary, run_dir: Path) -> str:
+    return f"{summary.task or 'task'}:{summary.model or 'model'}:{run_dir.name}"
 
 
 def log_to_wandb(run_dir: str | Path, project: str, *, name: str | None = None, mode: str | None = None) -> str:
@@ -94,9 +89,9 @@ def log_to_wandb(run_dir: str | Path, project: str, *, name: str | None = None, 
     run_dir = Path(run_dir)
     summary = _summary(run_dir)
     values = scalars(summary)
-    recorded = dict(summary.get("config") or {})
-    config = {**recorded, "task": summary.get("task"), "task_config": recorded.get("task"),
-              "model": summary.get("model"), "run_dir": str(run_dir)}
+    recorded = dict(summary.config)
+    config = {**recorded, "task": summary.task, "task_config": recorded.get("task"),
+              "model": summary.model, "run_dir": str(run_dir)}
     run = wandb.init(project=project, name=name or _run_name(summary, run_dir), config=config,
                      mode=mode,  # type: ignore[arg-type]  # the WANDB_MODE value, passed through
                      reinit="create_new")
@@ -181,7 +176,7 @@ def log_to_tensorboard(run_dir: str | Path, log_dir: str | Path, *, step: int | 
         for at, values in curve[:-1]:
             write(values, at)
         write(scalars(summary), last)
-        config = {"task": summary.get("task"), "model": summary.get("model"), "config": summary.get("config")}
+        config = {"task": summary.task, "model": summary.model, "config": summary.config}
         writer.add_text("config", "```\n" + json.dumps(config, indent=2, default=str) + "\n```", global_step=last)
     finally:
         writer.close()

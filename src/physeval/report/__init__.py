@@ -1,4 +1,4 @@
-"""Reporting: summary.json, terminal tables, run comparison and the HTML reports."""
+"""Reporting: terminal tables, run comparison and the HTML reports (``summary.json``: :mod:`physeval.summary`)."""
 
 from physeval.report.compare import compare_runs, comparison_table
 from physeval.report.html import (
@@ -7,13 +7,7 @@ from physeval.report.html import (
            write_html_report,
            write_multi_report,
 )
-from physeval.report.summary import (
-           SUMMARY_NAME,
-           build_summary,
-           print_summary,
-           read_summary,
-           write_summary,
-)
+from physeval.report.tables import print_summary
 
-__all__ = ["MULTI_REPORT_NAME", "REPORT_NAME", "SUMMARY_NAME", "build_summary", "compare_runs", "comparison_table",
-           "print_summary", "read_summary", "write_html_report", "write_multi_report", "write_summary"]
+__all__ = ["MULTI_REPORT_NAME", "REPORT_NAME", "compare_runs", "comparison_table", "print_summary",
+           "write_html_report", "write_multi_report"]

@@ -13,18 +13,19 @@ from rich.markup import escape
 from rich.table import Table
 
 from physeval.analysis.paired import BOOTSTRAP_MIN_PROBLEMS, p_text, percent_text
-from physeval.report.summary import MetricKey, metric_entries, read_summary
+from physeval.metrics import Metric
+from physeval.summary import MetricKey, RunSummary, read_summary
 
 __all__ = ["compare_runs", "comparison_table", "default_metric", "matched_table", "paired_report", "paired_table"]
 
 
 def compare_runs(run_dirs: Sequence[str | Path], *, breakdowns: bool = False,
-                 ) -> tuple[list[MetricKey], list[dict[str, Any]]]:
+                 ) -> tuple[list[MetricKey], list[RunSummary]]:
     """The metrics present in every run, as structured keys in the first run's order (ungrouped
     ones first; with ``breakdowns`` the grouped ones too), and each run's summary."""
     summaries = [read_summary(d) for d in run_dirs]
-    keys = [key for key, _ in metric_entries(summaries[0], breakdowns=breakdowns)
-            if all(key.lookup(s) is not None for s in summaries[1:])]
+    keys = [key for key, _ in summaries[0].entries(breakdowns=breakdowns)
+            if all(s.metric(key) is not None for s in summaries[1:])]
     return keys, summaries
 
 
@@ -34,24 +35,24 @@ def comparison_table(run_dirs: Sequence[str | Path], *, breakdowns: bool = False
     table = Table(title="physeval compare")
     table.add_column("metric", overflow="fold")
     for directory, summary in zip(run_dirs, summaries):
-        table.add_column(f"{escape(str(summary['model']))}\n{escape(Path(directory).name)}", justify="right",
+        table.add_column(f"{escape(summary.model)}\n{escape(Path(directory).name)}", justify="right",
                          overflow="fold")
     for key in keys:
-        table.add_row(escape(key.label), *(_cell(key.lookup(summary) or {}) for summary in summaries))
+        table.add_row(escape(key.label), *(_cell(summary.metric(key)) for summary in summaries))
     return table
 
 
-def _cell(m: dict[str, Any]) -> str:
-    value, low, high, n = m.get("value"), m.get("ci_low"), m.get("ci_high"), m.get("n")
-    if value is None:
+def _cell(m: Metric | None) -> str:
+    if m is None or math.isnan(m.value):
         return "-"
-    text = f"{value:.3f} [{low:.3f}, {high:.3f}]" if low is not None and high is not None else f"{value:.3f}"
-    return f"{text} n={n}" if n is not None else text
+    low, high = m.ci_low, m.ci_high
+    text = f"{m.value:.3f} [{low:.3f}, {high:.3f}]" if not (math.isnan(low) or math.isnan(high)) else f"{m.value:.3f}"
+    return f"{text} n={m.n}"
 
 
 def default_metric(runs: Sequence[Any]) -> str:
     """What to pair on when no metric is named: accuracy, or the playable rate for unjudged scenes."""
-    if runs and runs[0].track == "scene" and "accuracy" not in (runs[0].summary.get("metrics") or {}):
+    if runs and runs[0].track == "scene" and "accuracy" not in runs[0].summary.metrics:
         return "playable_rate"
     return "accuracy"
 
@@ -92,7 +93,7 @@ def matched_table(result: Any) -> Table:
         table.add_column(escape(name), justify="right", overflow="fold")
     for r in result.runs:
         metrics = dict(r.metrics)
-        table.add_row(escape(r.label), *(_cell(metrics[n].to_dict()) if n in metrics else "-" for n in names))
+        table.add_row(escape(r.label), *(_cell(metrics.get(n)) for n in names))
     return table
 
 

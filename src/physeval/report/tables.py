@@ -1,17 +1,75 @@
-"""Terminal tables of the analyses: why samples ended, test-time scaling fits, response lengths.
+"""Terminal tables: a run's summary, and the analyses (why samples ended, test-time scaling fits,
+response lengths).
 
-Rich tables over the typed results of :mod:`physeval.analysis`; every number shows its n.
+Rich tables over the typed results (:class:`~physeval.summary.RunSummary`, :mod:`physeval.analysis`);
+every number shows its n.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["fit_cells", "lengths_table", "outcome_table", "scaling_table"]
+from physeval.metrics import Metric
+from physeval.summary import RunSummary
+
+__all__ = ["fit_cells", "lengths_table", "outcome_table", "print_summary", "scaling_table"]
+
+
+def print_summary(summary: RunSummary, console: Console | None = None, *, breakdowns: bool = True) -> None:
+    """The summary as rich tables: the ungrouped metrics, then one table per breakdown key, then
+    the notes. Every row shows the problems (n) and samples it stands on."""
+    console = console or Console()
+    counts = summary.counts
+    title = f"{summary.task} · {summary.model}"
+    caption = (f"{counts.problems} problems · {counts.samples} samples ({counts.planned_samples} planned) · "
+               f"{counts.graded} graded · {counts.errors} errors")
+    table = _metric_table(title, caption, ())
+    for name, m in summary.metrics.items():
+        table.add_row(escape(name), *_cells(m))
+    console.print(table)
+    for key, groups in summary.breakdowns.items() if breakdowns else ():
+        table = _metric_table(escape(f"by {key}"), None, (escape(key),))
+        for value, metrics in groups.items():
+            for i, (name, m) in enumerate(metrics.items()):
+                table.add_row(escape(str(value)) if i == 0 else "", escape(name), *_cells(m))
+            table.add_section()
+        console.print(table)
+    reasons = counts.reasons
+    if reasons:
+        total = sum(reasons.values())
+        console.print("why samples ended: " + " · ".join(f"{name} {count} ({100 * count / total:.0f}%)"
+                                                          for name, count in reasons.items()),
+                      markup=False, highlight=False)
+    for note in summary.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
+def _metric_table(title: str, caption: str | None, lead: tuple[str, ...]) -> Table:
+    table = Table(title=title, caption=caption)
+    for column in lead:
+        table.add_column(column)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("n", justify="right")
+    table.add_column("samples", justify="right")
+    return table
+
+
+def _cells(m: Metric) -> tuple[str, str, str, str]:
+    return (_fmt(m.value), f"[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]", str(m.n), str(m.n_samples))
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return f"{value:.4f}" if abs(value) < 10 else f"{value:.2f}"
 
 
 def outcome_table(breakdowns: Sequence[Any], title: str = "why samples ended, per model") -> Table:

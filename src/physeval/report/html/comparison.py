@@ -14,7 +14,7 @@ __all__ = ["PAIRED_METRICS", "comparison_html"]
 PAIRED_METRICS: dict[str, Callable[[Run], list[str]]] = {
     "numeric": lambda r: ["dynamic_accuracy", "static_accuracy", "delta"] if r.dynamic else ["accuracy"],
     "symbolic": lambda r: ["accuracy", "eed"],
-    "scene": lambda r: (["accuracy"] if "accuracy" in (r.summary.get("metrics") or {}) else []) + [
+    "scene": lambda r: (["accuracy"] if "accuracy" in r.summary.metrics else []) + [
         "playable_rate", "render_rate", "executable_rate"],
 }
 """Per track, the metrics the multi-run report pairs (scenes: accuracy and every stage rate)."""

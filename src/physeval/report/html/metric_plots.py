@@ -19,14 +19,14 @@ _TITLES = {"rate": ("rates (0-1)", (0.0, 1.0)), "difference": ("differences (sta
 def scale_plots(run: Run) -> list[str]:
     """One bar plot per scale (rates, differences, EED, judge tokens, judge seconds never share an axis)."""
     by_scale: dict[str, dict[str, Any]] = {}
-    for name, m in (run.summary.get("metrics") or {}).items():
+    for name, m in run.summary.metrics.items():
         if not run.dynamic and name.startswith(("static_", "dynamic_", "delta")):
             continue  # one variant per problem: static = dynamic, delta = 0 (still in the metrics table)
         if name.endswith("_rate") or name in ("accuracy", "static_accuracy", "dynamic_accuracy", "delta") or "@" in \
                 name or name.startswith(("eed", "judge_")):
             if name.endswith("avg@" + str(samples_k(run.summary))) and name != "accuracy":
                 continue  # avg@K is the rate itself, already drawn
-            by_scale.setdefault(scale(name), {})[name] = m
+            by_scale.setdefault(scale(name), {})[name] = m.to_dict()
     out = []
     for kind, (title, xlim) in _TITLES.items():
         if kind in by_scale:
@@ -36,10 +36,10 @@ def scale_plots(run: Run) -> list[str]:
 
 def funnel(run: Run) -> str:
     """The scene stages as a funnel."""
-    metrics = run.summary.get("metrics") or {}
-    stages = [(label, metrics[name]) for label, name in (("executable", "executable_rate"), ("rendered", "render_rate"),
-                                                         ("playable", "playable_rate"), ("judged correct", "accuracy"))
-              if name in metrics]
+    metrics = run.summary.metrics
+    named = (("executable", "executable_rate"), ("rendered", "render_rate"), ("playable", "playable_rate"),
+             ("judged correct", "accuracy"))
+    stages = [(label, metrics[name].to_dict()) for label, name in named if name in metrics]
     return img(plots.funnel(stages, "share of samples reaching each stage"),
                "stage funnel (per-problem mean, 95% CI, n problems)", "funnel")
 
@@ -58,10 +58,10 @@ def static_dynamic(run: Run) -> str:
 def group_plots(run: Run) -> list[str]:
     """Per breakdown key, the accuracy (or playable rate, or EED) of each group with its interval."""
     out = []
-    for key, groups in (run.summary.get("breakdowns") or {}).items():
+    for key, groups in run.summary.breakdowns.items():
         for name, title, xlim in (("accuracy", "accuracy", (0.0, 1.0)), ("playable_rate", "playable rate", (0.0, 1.0)),
                                   ("eed_mean", "EED (0-100)", (0.0, 100.0))):
-            values = {str(v): m[name] for v, m in groups.items() if name in m}
+            values = {str(v): m[name].to_dict() for v, m in groups.items() if name in m}
             if name == "playable_rate" and any("accuracy" in m for m in groups.values()):
                 continue
             if values:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+from physeval.summary import RunSummary
 
 __all__ = ["document", "e", "fmt_value", "grid", "img", "samples_k", "scale", "scroll", "section"]
 
@@ -129,9 +131,9 @@ def fmt_value(name: str, value: Any) -> str:
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3f}"
 
 
-def samples_k(summary: Mapping[str, Any]) -> int:
+def samples_k(summary: RunSummary) -> int:
     """K, the samples per item, read from the summary's ``pass@K`` metric (1 without one)."""
-    names = [n for n in (summary.get("metrics") or {}) if n.startswith("pass@")]
+    names = [n for n in summary.metrics if n.startswith("pass@")]
     return int(names[0].split("@")[1]) if names else 1
 
 
