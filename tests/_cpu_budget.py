@@ -9,9 +9,8 @@ the CPU seconds of the pytest process and of every process it started:
 The reaped children come from ``getrusage(RUSAGE_CHILDREN)``; a child is counted there only once
 it is waited for, so descendants still alive (a model server or a Ray cluster held by a session
 fixture) are read from ``/proc/PID/stat`` (their own time plus their reaped children's) at the
-start and the end of each test. A descendant alive at the start and reaped during the test
-counts its total minus what it had used before, so nothing is counted twice. A process that
-escapes the tree (double fork, reparented to init) is not seen.
+start and the end of each test (see :func:`_descendants_delta` for the ones that end in
+between). A process that escapes the tree (double fork, reparented to init) is not seen.
 
 The rule it checks: **no test spends more than a tenth of its hang guard on real work**, so that
 a machine ten times slower (or ten times busier) cannot turn a pass into a timeout. A test over
@@ -54,12 +53,18 @@ def _has_children() -> bool:
     return True
 
 
-def _live_descendants() -> dict[int, float]:
-    """CPU seconds (own + reaped children) of each live descendant of this process, by pid."""
+@dataclass(frozen=True)
+class _Proc:
+    ppid: int
+    own: float  # utime + stime, seconds
+    reaped: float  # cutime + cstime: the children it waited for
+
+
+def _live_descendants() -> dict[int, _Proc]:
+    """Each live descendant of this process, by pid, with its CPU seconds so far."""
     if not _has_children():
         return {}
-    parent: dict[int, int] = {}
-    used: dict[int, float] = {}
+    procs: dict[int, _Proc] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -69,20 +74,42 @@ def _live_descendants() -> dict[int, float]:
         except OSError:
             continue
         fields = stat[stat.rindex(b")") + 2 :].split()
-        pid = int(name)
-        parent[pid] = int(fields[1])
-        # utime, stime, cutime, cstime: fields 14-17 of stat(5), 11-14 after the state field
-        used[pid] = sum(int(x) for x in fields[11:15]) / _TICK
+        # after the state field: ppid is 1, utime stime cutime cstime are 11-14 (stat(5) fields 14-17)
+        procs[int(name)] = _Proc(int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK,
+                                 (int(fields[13]) + int(fields[14])) / _TICK)
     children: dict[int, list[int]] = {}
-    for pid, ppid in parent.items():
-        children.setdefault(ppid, []).append(pid)
-    out: dict[int, float] = {}
+    for pid, proc in procs.items():
+        children.setdefault(proc.ppid, []).append(pid)
+    out: dict[int, _Proc] = {}
     stack = list(children.get(os.getpid(), []))
     while stack:
         pid = stack.pop()
-        out[pid] = used[pid]
+        out[pid] = procs[pid]
         stack.extend(children.get(pid, []))
     return out
+
+
+def _descendants_delta(before: dict[int, _Proc], after: dict[int, _Proc]) -> float:
+    """CPU the descendants used between two readings, not counting what the reaped-children
+    figure of this process already holds (its own children that ended in between).
+
+    A descendant that ended in between is in its parent's ``reaped`` figure with its whole life:
+    the part it had used before the first reading is taken off again. One whose parent never
+    accounted for it (a parent that ignores SIGCHLD, as Ray's raylet may) is lost; a lower bound.
+    """
+    me = os.getpid()
+    total = sum(p.own + p.reaped for p in after.values())
+    total -= sum(p.own + p.reaped for pid, p in before.items() if pid in after)
+    vanished_by_parent: dict[int, float] = {}
+    for pid, p in before.items():
+        if pid not in after:
+            vanished_by_parent[p.ppid] = vanished_by_parent.get(p.ppid, 0.0) + p.own + p.reaped
+    for ppid, used in vanished_by_parent.items():
+        if ppid == me:
+            total -= used  # our own children: getrusage(RUSAGE_CHILDREN) counted their whole life
+        elif ppid in before and ppid in after:
+            total -= min(used, after[ppid].reaped - before[ppid].reaped)
+    return total
 
 
 def _hang_guard(item: pytest.Item) -> float | None:
@@ -122,7 +149,7 @@ class CpuBudget:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.costs: dict[str, Cost] = {}
-        self._start: dict[str, tuple[float, float, dict[int, float]]] = {}
+        self._start: dict[str, tuple[float, float, dict[int, _Proc]]] = {}
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -137,7 +164,7 @@ class CpuBudget:
             return
         cpu0, wall0, live0 = start
         live1 = _live_descendants()
-        cpu = _self_and_reaped() - cpu0 + sum(live1.values()) - sum(live0.values())
+        cpu = _self_and_reaped() - cpu0 + _descendants_delta(live0, live1)
         item.user_properties.append((_KEY, (max(cpu, 0.0), time.perf_counter() - wall0, _hang_guard(item))))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -35,6 +35,32 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that share a fixture built once per module or per session run on one xdist worker.
+
+    Under ``pytest -n 2 --dist loadgroup`` each worker is its own session, so a session fixture
+    (the Ray cluster, the scripted runs) is built once per worker that needs it, and a module's
+    fixture once per worker that runs one of its tests. Each test that uses such a fixture of
+    this suite gets ``xdist_group`` by that fixture (a session one first), so each is built
+    once; the other tests are spread one by one. A test's own ``xdist_group`` mark wins.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group") is not None:
+            continue
+        shared = []
+        for name in item.fixturenames:  # the transitive closure: a fixture's own fixtures too
+            definitions = info.name2fixturedefs.get(name)
+            if not definitions:
+                continue
+            definition = definitions[-1]
+            if definition.scope != "function" and definition.baseid:  # pytest's and plugins' own have none
+                shared.append((definition.scope != "session", f"{definition.baseid}::{name}"))
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(min(shared)[1]))
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own response cache, never the user's."""
@@ -48,6 +74,34 @@ def arithmetic_server() -> Iterator[ScriptedServer]:
 
     with ScriptedServer(arithmetic_reply) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[object]:
+    """One real two-node Ray cluster for the session (a head and a second node, ``ray start`` on
+    loopback), with this process connected as its driver; skips where Ray cannot start.
+
+    Starting one costs several CPU seconds and tens of seconds of waiting, so every Ray test
+    shares it (and under xdist they all run on one worker: see ``pytest_collection_modifyitems``).
+    """
+    ray = pytest.importorskip("ray", reason="ray is not installed (the ray or dev extra)")
+    import subprocess
+
+    from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster, RayClusterError
+
+    two = LocalRayCluster(nodes=2, cpus_per_node=1)
+    try:
+        address = two.start(timeout=180)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, _node_ip_address=NODE_IP)
+        two.wait_for_nodes(timeout=180)
+    except (RayClusterError, ConnectionError, RuntimeError, subprocess.SubprocessError) as exc:
+        two.stop()
+        pytest.skip(f"a local Ray cluster could not start here: {str(exc)[:300]}")
+    try:
+        yield two
+    finally:
+        ray.shutdown()
+        two.stop()
 
 
 @pytest.fixture

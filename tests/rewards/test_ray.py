@@ -3,9 +3,6 @@ on this machine, loopback only) gives the same rewards as the local executor, fo
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
-
 import pytest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (the ray or dev extra)")
@@ -14,7 +11,7 @@ from _scene_programs import BROKEN, GOOD, STATIC, fenced, judge_script  # noqa: 
 
 from physeval.rewards import SceneRewardOptions, SymbolicRewardOptions, score_batch  # noqa: E402
 from physeval.rewards.executors import LocalExecutor, RayExecutor  # noqa: E402
-from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster, RayClusterError  # noqa: E402
+from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster  # noqa: E402
 from physeval.testing import ScriptedServer  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -23,21 +20,10 @@ REF = r"2mg+4\frac{mv_0^2}{l}"
 Q_KMS = "How fast is the probe? (Results should be expressed with units of $ km/s $)"
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[LocalRayCluster]:
-    two = LocalRayCluster(nodes=2, cpus_per_node=1)
-    try:
-        address = two.start(timeout=180)
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, _node_ip_address=NODE_IP)
-        two.wait_for_nodes(timeout=180)
-    except (RayClusterError, ConnectionError, RuntimeError, subprocess.SubprocessError) as exc:
-        two.stop()
-        pytest.skip(f"a local Ray cluster could not start here: {str(exc)[:300]}")
-    try:
-        yield two
-    finally:
-        ray.shutdown()
-        two.stop()
+@pytest.fixture
+def cluster(ray_cluster: LocalRayCluster) -> LocalRayCluster:
+    """The session's two-node cluster (tests/conftest.py), this process its driver."""
+    return ray_cluster
 
 
 def test_the_cluster_has_two_live_nodes_and_tasks_reach_both(cluster: LocalRayCluster) -> None:

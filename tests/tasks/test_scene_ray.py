@@ -24,14 +24,8 @@ out.release()
 ```"""
 
 
-@pytest.fixture(scope="module")
-def local_ray():  # type: ignore[no-untyped-def]
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    yield
-    ray.shutdown()
-
-
-def test_ray_executor_renders_like_the_local_pool(local_ray: None, tmp_path: Path) -> None:
+def test_ray_executor_renders_like_the_local_pool(ray_cluster: object, tmp_path: Path) -> None:
+    """The session's Ray cluster (tests/conftest.py) is the one ``ray.is_initialized()`` finds."""
     problem = get_task("bank-scene").load()[0]
     via_ray = get_task("bank-scene", executor="ray", render_timeout=60)
     local = get_task("bank-scene", render_timeout=60)
