@@ -8,13 +8,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
 from physeval.evaluate import summarize_run
 from physeval.store import RunStore
-from physeval.testing import Reply, ScriptedServer
+from physeval.testing import Reply, Request, ScriptedServer
 
 _CHILD = """
 import asyncio, sys
@@ -51,24 +52,51 @@ def _metrics(run_dir: Path) -> tuple[list[tuple], dict]:
     return keyed, summary.to_dict()["metrics"]
 
 
+class _Held:
+    """A script that answers the first ``allow`` requests and holds every later one until released.
+
+    The run it serves can store no more than ``allow`` rows, however fast either side is, so a
+    kill once those rows are in lands mid-run on every machine (the server's side of the event).
+    """
+
+    def __init__(self, allow: int) -> None:
+        self.allow = allow
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, request: Request) -> Reply:
+        with self._lock:
+            self.allow -= 1
+            held = self.allow < 0
+        if held:
+            self.release.wait(120)  # a hang guard: released as soon as the child is dead
+        return Reply.text(arithmetic_reply(request).content)
+
+
+def _wait_for_rows(run_dir: Path, rows: int, child: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    deadline = time.monotonic() + 120  # a hang guard only: the rows arrive long before it
+    while _rows_in_db(run_dir) < rows and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
 def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
-    # 20 ms per reply over 4 connections, no cache: each kill lands mid-run.
-    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.02)  # noqa: E731
-    with ScriptedServer(slow) as server:
-        reference = tmp_path / "uninterrupted"
+    reference = tmp_path / "uninterrupted"
+    with ScriptedServer(arithmetic_reply) as server:
         assert _child(server, reference).wait(timeout=120) == 0
 
-        killed = tmp_path / "killed"
-        kills = []
-        for threshold in (5, 47, 101):
+    killed = tmp_path / "killed"
+    kills = []
+    for threshold in (5, 47, 101):
+        held = _Held(1 + threshold - _rows_in_db(killed))  # its preflight, then rows up to the threshold, no more
+        with ScriptedServer(held) as server:
             child = _child(server, killed)
-            deadline = time.monotonic() + 60
-            while _rows_in_db(killed) < threshold and child.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.002)
+            _wait_for_rows(killed, threshold, child)
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=30)
-            kills.append(_rows_in_db(killed))
-        assert kills[0] < kills[1] < kills[2] < 160, kills  # each kill landed mid-run
+            held.release.set()
+        kills.append(_rows_in_db(killed))
+    assert kills[0] < kills[1] < kills[2] < 160, kills  # each kill landed mid-run
+    with ScriptedServer(arithmetic_reply) as server:
         assert _child(server, killed).wait(timeout=120) == 0
 
     reference_rows, reference_metrics = _metrics(reference)
@@ -92,16 +120,15 @@ sys.exit(main(["run", "arithmetic", "--model", "openai/m", "--base-url", {url!r}
 
 
 def test_ctrl_c_keeps_finished_rows_and_says_how_to_resume(tmp_path: Path) -> None:
-    slow = lambda request: Reply.text(arithmetic_reply(request).content, delay_s=0.01)  # noqa: E731
+    held = _Held(1 + 20)  # the preflight, then 20 rows: the Ctrl-C lands mid-run on every machine
     run_dir = tmp_path / "run"
-    with ScriptedServer(slow) as server:
+    with ScriptedServer(held) as server:
         code = _CLI_CHILD.format(tests=str(Path(__file__).parent), url=server.base_url, run_dir=str(run_dir))
         child = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while _rows_in_db(run_dir) < 20 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        _wait_for_rows(run_dir, 20, child)
         child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=60)
+        held.release.set()
     assert child.returncode == 130
     assert "interrupted" in err and f"--resume {run_dir}" in err
     kept = _rows_in_db(run_dir)
