@@ -93,3 +93,11 @@ def test_units_are_deleted_not_converted(text: str, left: str) -> None:
 def test_value_refuses_free_symbols() -> None:
     assert abench_value("x + 1") is None
     assert abench_value("1.5 \\times 10^{3}") == 1500.0
+
+
+@pytest.mark.parametrize("text", ["10^{10^{10}}", "9999999!", "2^{2^{2^{2^{2}}}}"])
+def test_value_beyond_the_bounds_does_not_evaluate(text: str) -> None:
+    # the official code computes these for hours (a ten-billion-digit integer); the guard is the test timeout
+    assert abench_value(text) is None
+    grade = grade_numeric(f"\\boxed{{{text}}}", "1", compat="abench")
+    assert grade.correct is False and grade.outcome in ("wrong", "unparseable")
