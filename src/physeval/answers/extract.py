@@ -20,6 +20,8 @@ BoxRule = Literal["last", "first"]
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_OPEN = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _THINK_CLOSE_ONLY = re.compile(r"\A.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_TAG = re.compile(r"</?think>", re.IGNORECASE)
+_THINK_END = re.compile(r"</think>", re.IGNORECASE)
 _BOX_COMMANDS = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _FINAL_LINE = re.compile(
     r"(?im)^[^\S\n]*(?:[*#>\-]+[^\S\n]*)*(?:the[^\S\n]+)?"
@@ -45,8 +47,10 @@ class Extraction:
 
 def strip_reasoning(response: str) -> str:
     """Remove ``<think>`` spans; a response with only a closing tag drops what precedes it."""
+    if "<" not in response or _THINK_TAG.search(response) is None:
+        return response  # no tag: none of the rewrites below applies
     text = _THINK_BLOCK.sub(" ", response)
-    if re.search(r"</think>", text, re.IGNORECASE):
+    if _THINK_END.search(text):
         text = _THINK_CLOSE_ONLY.sub(" ", text)
     return _THINK_OPEN.sub(" ", text)
 

@@ -13,9 +13,10 @@ quantity there, not a unit.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
-from physeval.units import normalize_unit_text, parse_unit
+from physeval.units import normalize_unit_text, read_unit
 
 __all__ = ["stated_unit"]
 
@@ -28,7 +29,7 @@ _UNIT = rf"(?P<u>{_MATH}|{_ROMAN}|{_PLAIN})"
 _END = r"(?=\s*(?:[.?!;,:)）。，；：]|$|\s(?:and|to|with|using|rounded|accurate|correct|as|when|if|for)\b))"
 _OF = r"(?:(?:the\s+)?units?\s+of\s+)?"
 
-_PHRASES = tuple(re.compile(p, re.IGNORECASE) for p in (
+_PHRASE_SOURCES = (
     # "Give/Express/Write/State/Answer ... in km/s", "... in units of km/s"
     rf"\b(?:give|express|write|state|report|provide|present|answer|enter)\b[^.?!;\n]{{0,80}}?\bin\s+{_OF}{_UNIT}{_END}",
     # "(in km/s)", "(in units of km/s)", "(unit: km/s)"
@@ -44,7 +45,24 @@ _PHRASES = tuple(re.compile(p, re.IGNORECASE) for p in (
     rf"单位\s*(?:[:：]|为|是)\s*{_UNIT}(?=\s*(?:[)）。，；,;.]|$))",
     rf"以\s*{_UNIT}\s*(?:作)?为单位",
     rf"用\s*{_UNIT}\s*表示",
-))
+)
+
+_LOCK = threading.Lock()
+_COMPILED: list[tuple[re.Pattern[str], ...]] = []
+
+
+def _phrases() -> tuple[re.Pattern[str], ...]:
+    """The phrasings compiled, once, on first use (most questions never need them: see ``_ANY_PHRASE``)."""
+    if not _COMPILED:
+        with _LOCK:
+            if not _COMPILED:
+                _COMPILED.append(tuple(re.compile(p, re.IGNORECASE) for p in _PHRASE_SOURCES))
+    return _COMPILED[0]
+
+
+# Every phrasing above contains one of these (an "in", a "unit", 单位, 表示): a question with none
+# states no unit, and the eight patterns need not run.
+_ANY_PHRASE = re.compile(r"\bin\s|\bunits?\b|单位|表示", re.IGNORECASE)
 
 # Words that follow "in" without being a unit, even when a unit reader would read them ("a" is a year).
 _NOT_UNITS = frozenset({"a", "an", "the", "terms", "this", "that", "which", "its", "their", "order", "si", "it"})
@@ -76,17 +94,17 @@ def stated_unit(question: str) -> str | None:
     The last phrasing that states a unit wins (instructions close a question). Words that are not a
     unit, and a short unit the question also uses as a symbol, are refused.
     """
-    if not question:
+    if not question or _ANY_PHRASE.search(question) is None:
         return None
     found: list[tuple[int, str]] = []
-    for pattern in _PHRASES:
+    for pattern in _phrases():
         for match in pattern.finditer(question):
             raw = match.group("u").strip()
             bare = _bare(raw)
             first = bare.split()[0] if bare else ""
             if not first or (first if len(first) == 1 else first.lower()) in _NOT_UNITS:
                 continue
-            if not normalize_unit_text(raw) or parse_unit(raw) is None:
+            if not normalize_unit_text(raw) or read_unit(raw) is None:
                 continue
             if not raw.startswith(("$", "\\")) or re.fullmatch(r"\$[A-Za-z]{1,2}\$", raw):
                 if _names_a_symbol(bare, question, match.span("u")):

@@ -15,9 +15,10 @@ from functools import lru_cache
 from typing import Any
 
 from physeval.answers.stated_unit import stated_unit
-from physeval.units import normalize_unit_text, parse_unit
+from physeval.units import PERCENT_KEY, Unit, normalize_unit_text, parse_unit, read_unit, unit_expression
+from physeval.units.table import read_table_unit
 
-__all__ = ["RequiredFormat", "required_format", "required_pint_unit"]
+__all__ = ["RequiredFormat", "required_format", "required_is_percent", "required_pint_unit", "required_unit"]
 
 # Single symbols an ABench question sometimes states as a "unit" although they are a quantity's
 # name left over from the source text (``{\prime``, ``\mathrm{E}``, ...). They are kept as text
@@ -48,17 +49,55 @@ class RequiredFormat:
         """The required unit as a pint unit, or ``None`` if absent, not a unit, or untrusted."""
         return required_pint_unit(self.unit) if self.unit else None
 
+    @property
+    def target_unit(self) -> Unit | None:
+        """The required unit as a :class:`~physeval.units.Unit` (pint only for units outside its table)."""
+        return required_unit(self.unit) if self.unit else None
+
+
+def _trusted_unit_text(unit_text: str) -> str | None:
+    """The text to read a question's stated unit from, or ``None`` for the source-text leftovers ABench contains."""
+    expr = normalize_unit_text(unit_text)
+    doubled = _DOUBLED.fullmatch(expr)
+    if doubled:  # ``\mathrm{N}}{\mathrm{N}}``: a duplicated token in the source text
+        return doubled.group(1)
+    if not expr or expr in _UNTRUSTED_REQUIRED or "arcminute" in expr or "arcsecond" in expr:
+        return None
+    return unit_text
+
 
 @lru_cache(maxsize=1024)
 def required_pint_unit(unit_text: str) -> Any | None:
     """A question's stated unit as pint, refusing the source-text leftovers ABench contains."""
-    expr = normalize_unit_text(unit_text)
-    doubled = re.fullmatch(r"(\w+)\*\1", expr)
-    if doubled:  # ``\mathrm{N}}{\mathrm{N}}``: a duplicated token in the source text
-        return parse_unit(doubled.group(1))
-    if not expr or expr in _UNTRUSTED_REQUIRED or "arcminute" in expr or "arcsecond" in expr:
-        return None
-    return parse_unit(unit_text)
+    text = _trusted_unit_text(unit_text)
+    return parse_unit(text) if text is not None else None
+
+
+@lru_cache(maxsize=1024)
+def required_unit(unit_text: str) -> Unit | None:
+    """:func:`required_pint_unit` as a :class:`~physeval.units.Unit`: the same unit, pint only when needed."""
+    text = _trusted_unit_text(unit_text)
+    return read_unit(text) if text is not None else None
+
+
+@lru_cache(maxsize=1024)
+def required_is_percent(unit_text: str) -> bool:
+    """Whether a question's stated unit is pint's ``percent`` (what ``required_unit(...).key`` says), cheaply.
+
+    pint spells percent ``percent`` (the unit reader turns ``%`` into it), so an expression
+    without that word is not percent and pint is not asked; otherwise the table or pint decides.
+    """
+    text = _trusted_unit_text(unit_text)
+    expr = unit_expression(text) if text is not None else None
+    if expr is None:
+        return False
+    table = read_table_unit(expr)
+    if table is not None:
+        return table.key == PERCENT_KEY
+    if "percent" not in expr:
+        return False
+    unit = required_unit(unit_text)
+    return unit is not None and unit.key == PERCENT_KEY
 
 
 _INSTRUCTION = re.compile(
@@ -75,12 +114,14 @@ _UNIT_EN = re.compile(r"(?:with\s+)?units?\s+of\s*\$(?P<u>.*?)\$", re.IGNORECASE
 _UNIT_EN_PLAIN = re.compile(r"(?:with\s+)?units?\s+of\s+(?P<u>[^$,;)]{1,20}?)\s*(?:,|and\b|$)", re.IGNORECASE)
 _SIG_ZH = re.compile(r"保留\s*(\d+)\s*位\s*有效数字")
 _SIG_EN = re.compile(r"(\d+)\s*significant\s+(?:figures?|digits?)", re.IGNORECASE)
+_LEADING_SPACE = re.compile(r"^\\[;,: ]\s*")
+_DOUBLED = re.compile(r"(\w+)\*\1")
 _SCI = re.compile(r"科学计数法|scientific\s+notation", re.IGNORECASE)
 
 
 def _clean_required_unit(raw: str) -> str | None:
-    unit = re.sub(r"\s+", " ", raw).strip()
-    unit = re.sub(r"^\\[;,: ]\s*", "", unit).strip()
+    unit = " ".join(raw.split())  # re's \s and str.split agree on whitespace
+    unit = _LEADING_SPACE.sub("", unit).strip()
     return unit or None
 
 

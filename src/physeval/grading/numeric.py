@@ -20,11 +20,11 @@ from typing import Any
 
 from physeval.answers.extract import extract_final_answer
 from physeval.answers.quantity import AMBIGUOUS, NO_ANSWER, TOO_LARGE, ParsedQuantity, parse_quantity, sig_fig_range
-from physeval.answers.units import required_format
+from physeval.answers.units import required_format, required_is_percent
 from physeval.grading._never_raise import check_box, never_raises
 from physeval.grading.grades import NumericGrade
 from physeval.problems import Outcome
-from physeval.units import conversion, format_unit, parse_unit
+from physeval.units import PERCENT_KEY, Unit, read_unit, unit_conversion
 
 __all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
 
@@ -42,19 +42,24 @@ def _tolerance(rel_tol: float) -> Fraction:
 
 
 def _within(pred: Fraction, ref: Fraction, tol: Fraction) -> bool:
+    """``|pred - ref| <= tol * |ref|`` exactly, in integers (no Fraction arithmetic on the hot path)."""
     if ref == 0:
         return pred == 0
-    return abs(pred - ref) <= tol * abs(ref)
+    p_n, p_d, r_n, r_d = pred.numerator, pred.denominator, ref.numerator, ref.denominator
+    # |p_n/p_d - r_n/r_d| <= t_n/t_d * |r_n|/r_d  <=>  |p_n*r_d - r_n*p_d| * t_d <= t_n * |r_n| * p_d
+    return abs(p_n * r_d - r_n * p_d) * tol.denominator <= tol.numerator * abs(r_n) * p_d
 
 
 def _rel_error(pred: Fraction, ref: Fraction) -> float | None:
     if ref == 0:
         return None if pred != 0 else 0.0
-    return float(abs(pred - ref) / abs(ref))
+    # float(Fraction(a, b)) is a / b correctly rounded, reduced or not: the same float as before
+    p_n, p_d, r_n, r_d = pred.numerator, pred.denominator, ref.numerator, ref.denominator
+    return abs(p_n * r_d - r_n * p_d) / (abs(r_n) * p_d)
 
 
-def _is_percent(unit: Any) -> bool:
-    return unit is not None and str(unit) == "percent"
+def _is_percent(unit: Unit | None) -> bool:
+    return unit is not None and unit.key == PERCENT_KEY
 
 
 def _format_checks(q: ParsedQuantity, sig_figs: int | None, scientific: bool) -> tuple[bool | None, bool | None]:
@@ -132,14 +137,19 @@ def grade_numeric(
     if not ref.ok or ref.value is None:
         return NumericGrade(False, Outcome.ERROR, f"reference {reference!r} is not a number: {ref.reason}", **base)
     ref_value = ref.value
-    target = fmt.pint_unit
-    ref_unit = parse_unit(ref.unit_text) if ref.unit_text else None
-    if target is None:
-        target = ref_unit
-    elif ref_unit is not None and ref_unit != target:
-        conv = conversion(ref_unit, target)
-        if conv is not None:
-            ref_value = conv.apply(ref_value)
+    # The required unit is read only when a unit is written (in the reference or the answer); a
+    # bare number needs only to know whether the required unit is percent.
+    target: Unit | None = None
+    resolved = False
+    ref_unit = read_unit(ref.unit_text) if ref.unit_text else None
+    if ref_unit is not None:
+        target, resolved = fmt.target_unit, True
+        if target is None:
+            target = ref_unit
+        elif ref_unit != target:
+            conv = unit_conversion(ref_unit, target)
+            if conv is not None:
+                ref_value = conv.apply(ref_value)
     base["reference_value"] = float(ref_value)
 
     extraction = extract_final_answer(response or "", box=box)  # type: ignore[arg-type]
@@ -156,36 +166,42 @@ def grade_numeric(
     sig_ok, sci_ok = _format_checks(q, fmt.sig_figs, fmt.scientific)
     base["sig_figs_ok"], base["scientific_ok"] = sig_ok, sci_ok
 
-    given = parse_unit(q.unit_text) if q.unit_text and q.unit_known else None
+    given = read_unit(q.unit_text) if q.unit_text and q.unit_known else None
+    if given is not None and not resolved:
+        target, resolved = fmt.target_unit, True
     notes: list[str] = []
     candidates: list[Fraction] = []
+    percent_second = False
     if given is not None and target is not None:
-        conv = conversion(given, target)
+        conv = unit_conversion(given, target)
         if conv is None:
             return NumericGrade(
                 False,
                 Outcome.DIMENSION_MISMATCH,
-                f"answer unit {format_unit(given)} does not convert to required unit {format_unit(target)}",
+                f"answer unit {given.short} does not convert to required unit {target.short}",
                 **base,
             )
         candidates.append(conv.apply(q.value))
         if given != target:
-            notes.append(f"converted {format_unit(given)} -> {format_unit(target)}")
+            notes.append(f"converted {given.short} -> {target.short}")
     elif given is not None:
         if _is_percent(given):
             candidates += [q.value / 100, q.value]  # 50 % against 0.5, or against a bare 50
             notes.append("percent read as a fraction or as written")
         else:
             candidates.append(q.value)
-            notes.append(f"unit {format_unit(given)} kept: the question states no unit to convert to")
+            notes.append(f"unit {given.short} kept: the question states no unit to convert to")
     else:
         candidates.append(q.value)
-        if _is_percent(target):
-            candidates.append(q.value * 100)  # 0.1 against 10 %
+        percent_second = True  # 0.1 against 10 %: a second candidate, looked at only if the first misses
         if q.unit_text and not q.unit_known:
             notes.append(f"words {q.unit_text!r} after the number ignored")
     tol = _tolerance(rel_tol)
     hit = next((c for c in candidates if _within(c, ref_value, tol)), None)
+    if hit is None and percent_second and (
+            _is_percent(target) if resolved else (fmt.unit is not None and required_is_percent(fmt.unit))):
+        candidates.append(q.value * 100)
+        hit = candidates[-1] if _within(candidates[-1], ref_value, tol) else None
     predicted = hit if hit is not None else candidates[0]
     base["predicted"] = float(predicted)
     base["relative_error"] = _rel_error(predicted, ref_value)

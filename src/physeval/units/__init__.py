@@ -4,6 +4,9 @@
   offset units, ``cmHg``), built once under a lock;
 * :mod:`physeval.units.reader` -- LaTeX / plain / Chinese unit text -> pint, with the one
   alias table (:data:`~physeval.units.reader.CJK_UNITS`, :data:`~physeval.units.reader.TOKEN_ALIASES`);
+* :mod:`physeval.units.table` -- the common units read without pint (a table built from pint,
+  shipped, checked against it), giving :class:`~physeval.units.unit.Unit` values that build their
+  pint unit only when asked (:func:`read_unit`);
 * :mod:`physeval.units.convert` -- exact affine conversions between units and to SI;
 * :mod:`physeval.units.dimension` -- the :data:`Dimension` type, its algebra, parsing and the
   dimension of a SymPy expression.
@@ -17,6 +20,7 @@ from physeval.units.convert import (
     UnitConversion,
     conversion,
     default_unit_latex,
+    unit_conversion,
     unit_to_si,
 )
 from physeval.units.dimension import (
@@ -37,8 +41,11 @@ from physeval.units.reader import (
     normalize_unit_text,
     parse_unit,
     pint_unit_string,
+    read_unit,
+    unit_expression,
 )
 from physeval.units.registry import registry
+from physeval.units.unit import PERCENT_KEY, Unit
 
 __all__ = [
     "CJK_UNITS",
@@ -46,6 +53,8 @@ __all__ = [
     "DIMENSIONLESS",
     "Dimension",
     "InconsistentDimension",
+    "PERCENT_KEY",
+    "Unit",
     "UnitConversion",
     "UnitError",
     "UnknownDimension",
@@ -58,7 +67,10 @@ __all__ = [
     "parse_dimension",
     "parse_unit",
     "pint_unit_string",
+    "read_unit",
     "registry",
+    "unit_conversion",
     "unit_dimension",
+    "unit_expression",
     "unit_to_si",
 ]

@@ -18,8 +18,9 @@ from typing import Any
 
 from physeval.units.dimension import UnitError
 from physeval.units.registry import registry
+from physeval.units.unit import Unit
 
-__all__ = ["UnitConversion", "conversion", "default_unit_latex", "unit_to_si"]
+__all__ = ["UnitConversion", "conversion", "default_unit_latex", "unit_conversion", "unit_to_si"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,26 @@ def conversion(src: Any, dst: Any) -> UnitConversion | None:
     except Exception:  # noqa: BLE001 - pint raises many types; all mean "no conversion"
         return None
     return UnitConversion(one - zero, zero)
+
+
+_IDENTITY = UnitConversion(Fraction(1), Fraction(0))
+
+
+@lru_cache(maxsize=4096)
+def unit_conversion(src: Unit, dst: Unit) -> UnitConversion | None:
+    """:func:`conversion` for :class:`~physeval.units.unit.Unit` values: exact table factors, else pint's.
+
+    Two units the shipped table knows convert by their exact affine maps to base units
+    (``y = (s_src * x + o_src - o_dst) / s_dst``), which is what pint computes from the same
+    fractions; any other pair goes through pint.
+    """
+    if src == dst:
+        return _IDENTITY
+    if src.scale is not None and dst.scale is not None and src.offset is not None and dst.offset is not None:
+        if src.dimension != dst.dimension:
+            return None
+        return UnitConversion(src.scale / dst.scale, (src.offset - dst.offset) / dst.scale)
+    return conversion(src.pint, dst.pint)
 
 
 def _pi_fraction() -> Fraction:

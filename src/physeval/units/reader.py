@@ -24,6 +24,8 @@ from typing import Any
 from physeval.units.convert import unit_to_si
 from physeval.units.dimension import unit_dimension
 from physeval.units.registry import registry
+from physeval.units.table import read_table_unit
+from physeval.units.unit import Unit
 
 __all__ = [
     "BARE_UNITS_AFTER_NUMBERS",
@@ -34,6 +36,8 @@ __all__ = [
     "normalize_unit_text",
     "parse_unit",
     "pint_unit_string",
+    "read_unit",
+    "unit_expression",
 ]
 
 TOKEN_ALIASES = {
@@ -116,11 +120,24 @@ _EXPONENT = re.compile(r"\^\s*\{\s*([+\-−]?\s*\d+(?:\.\d+)?)\s*\}|\^\s*([+\-�
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 _JUXTAPOSE = re.compile(r"(?<=[A-Za-zµΩ_)\d])\s+(?=[A-Za-zµΩ(])|(?<=[A-Za-zµΩ_)])(?=\()")
 _UNIT_CHARS = re.compile(r"^[A-Za-zµΩ_*/()\d.\-+ ]+$")
+_WS = re.compile(r"\s+")
+_BRACKETS = re.compile(r"\\[lr]brack(?:et)?\b|[\[\]|]")
+_ANGSTROM = re.compile(r"\\(?:mathring\{\s*A\s*\}|AA|angstrom)|Å|\\mathring\s*A")
+_OHM = re.compile(r"\\(?:Omega|ohm)\b|Ω|Ω")
+_MICRO = re.compile(r"\\(?:mu|micro)\b\s*|μ|µ")
+_FRACTION = re.compile(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_PRODUCT = re.compile(r"\\(?:cdot|times|bullet|ast)\b|[·⋅×•]")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+")
+_MICRO_SPACE = re.compile(r"µ\s+")
+_POWER_OP = re.compile(r"\s*\*\*\s*")
+_MUL_DIV = re.compile(r"\s*([*/])\s*")
+_NAME = re.compile(r"[A-Za-zµΩ_]+")
+_LETTER = re.compile(r"[A-Za-zµΩ]")
 
 
 def _exponent(match: re.Match[str]) -> str:
     power = match.group(1) or match.group(2) or match.group(3)
-    return "**" + re.sub(r"\s+", "", power).replace("−", "-")
+    return "**" + _WS.sub("", power).replace("−", "-")
 
 
 @lru_cache(maxsize=4096)
@@ -136,7 +153,7 @@ def normalize_unit_text(text: str) -> str:
             s = s.replace(zh, f" {en} ")
         s = s.replace("每", "/")
     s = s.replace("\\left", "").replace("\\right", "").replace("\\dfrac", "\\frac")
-    s = re.sub(r"\\[lr]brack(?:et)?\b|[\[\]|]", " ", s)
+    s = _BRACKETS.sub(" ", s)
     s = _LATEX_SPACES.sub(" ", s)
     s = _WRAPPERS.sub("", s)
     s = s.replace("\\%", " percent ").replace("%", " percent ").replace("‰", " permille ")
@@ -145,18 +162,18 @@ def normalize_unit_text(text: str) -> str:
     s = _DEG.sub(" degree ", s)
     s = _PRIME2.sub(" arcsecond ", s)
     s = _PRIME.sub(" arcminute ", s)
-    s = re.sub(r"\\(?:mathring\{\s*A\s*\}|AA|angstrom)|Å|\\mathring\s*A", " angstrom ", s)
-    s = re.sub(r"\\(?:Omega|ohm)\b|Ω|Ω", "Ω", s)
-    s = re.sub(r"\\(?:mu|micro)\b\s*|μ|µ", "µ", s)
-    s = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", s)
-    s = re.sub(r"\\(?:cdot|times|bullet|ast)\b|[·⋅×•]", "*", s)
-    s = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+", lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
+    s = _ANGSTROM.sub(" angstrom ", s)
+    s = _OHM.sub("Ω", s)
+    s = _MICRO.sub("µ", s)
+    s = _FRACTION.sub(r"(\1)/(\2)", s)
+    s = _PRODUCT.sub("*", s)
+    s = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group(0).translate(_SUPERSCRIPTS) + "}", s)
     s = _EXPONENT.sub(_exponent, s)
     s = s.replace("{", " ").replace("}", " ").replace("\\", " ")
-    s = re.sub(r"µ\s+", "µ", s)
-    s = re.sub(r"\s*\*\*\s*", "**", s)
-    s = re.sub(r"\s*([*/])\s*", r"\1", s).strip()
-    s = re.sub(r"\s+", " ", s)
+    s = _MICRO_SPACE.sub("µ", s)
+    s = _POWER_OP.sub("**", s)
+    s = _MUL_DIV.sub(r"\1", s).strip()
+    s = _WS.sub(" ", s)
     s = _JUXTAPOSE.sub("*", s)
     if s.count("/") == 1 and "(" not in s:
         num, den = s.split("/")
@@ -166,7 +183,19 @@ def normalize_unit_text(text: str) -> str:
 
 
 def _pint_tokens(expr: str) -> str:
-    return re.sub(r"[A-Za-zµΩ_]+", lambda m: TOKEN_ALIASES.get(m.group(0), m.group(0)), expr)
+    return _NAME.sub(lambda m: TOKEN_ALIASES.get(m.group(0), m.group(0)), expr)
+
+
+@lru_cache(maxsize=4096)
+def unit_expression(text: str) -> str | None:
+    """The pint expression ``text`` is read as (normalised, aliases spelled out), or ``None`` if no unit can be.
+
+    A bare number or an empty string is not a unit.
+    """
+    expr = normalize_unit_text(text)
+    if not expr or not _UNIT_CHARS.match(expr) or not _LETTER.search(expr):
+        return None
+    return _pint_tokens(expr)
 
 
 @lru_cache(maxsize=4096)
@@ -175,14 +204,31 @@ def parse_unit(text: str) -> Any | None:
 
     A bare number or an empty string is not a unit. Cached: answers repeat the same units.
     """
-    expr = normalize_unit_text(text)
-    if not expr or not _UNIT_CHARS.match(expr) or not re.search(r"[A-Za-zµΩ]", expr):
+    expr = unit_expression(text)
+    if expr is None:
         return None
     try:
-        unit = registry().parse_units(_pint_tokens(expr))
+        unit = registry().parse_units(expr)
     except Exception:  # noqa: BLE001 - pint raises many types (UndefinedUnitError, DefinitionSyntaxError, ...)
         return None
     return unit
+
+
+@lru_cache(maxsize=4096)
+def read_unit(text: str) -> Unit | None:
+    """The unit written in ``text`` as a :class:`~physeval.units.unit.Unit`, or ``None`` when it is not a unit.
+
+    The same reading as :func:`parse_unit` (a unit exactly when pint reads one, equal to pint's
+    unit), without pint for the units of the shipped table (:mod:`physeval.units.table`).
+    """
+    expr = unit_expression(text)
+    if expr is None:
+        return None
+    unit = read_table_unit(expr)
+    if unit is not None:
+        return unit
+    pint_unit = parse_unit(text)
+    return Unit.from_pint(pint_unit, expr) if pint_unit is not None else None
 
 
 _UNIT_COMMANDS = re.compile(
@@ -210,7 +256,7 @@ def pint_unit_string(text: str) -> str | None:
     if _UNIT_COMMANDS.search(text):
         return None
     expr = normalize_unit_text(text)
-    if not expr or not _UNIT_CHARS.match(expr) or not re.search(r"[A-Za-zµΩ]", expr):
+    if not expr or not _UNIT_CHARS.match(expr) or not _LETTER.search(expr):
         return None
     expr = expr.replace("µ", "u").replace("Ω", "ohm")
     if expr.startswith("/"):
