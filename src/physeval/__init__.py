@@ -51,7 +51,8 @@ _EXPORTS: dict[str, str] = {
     "task_names": "physeval.tasks.registry", "TaskOptions": "physeval.tasks.options", "option": "physeval.tasks.options",
     "ChoiceTask": "physeval.tasks.tracks.choice", "NumericTask": "physeval.tasks.tracks.numeric",
     # metrics
-    "pass_at_k": "physeval.metrics", "Metric": "physeval.metrics",
+    "pass_at_k": "physeval.metrics", "Metric": "physeval.metrics", "graded_outcomes": "physeval.graded",
+    "SampleOutcome": "physeval.sample_outcomes",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.cache import ResponseCache
     from physeval.errors import PhysevalError, RunAborted, UserError
     from physeval.evaluate import RunSpec, evaluate, run, score_responses
+    from physeval.graded import graded_outcomes
     from physeval.grading.choice import grade_choice
     from physeval.grading.dimensions import check_dimensions
     from physeval.grading.eed import EEDResult, eed
@@ -92,6 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from physeval.regrade import regrade_run
     from physeval.rewards import numeric_reward, symbolic_reward, trl_reward
     from physeval.runner import RunConfig, run_task
+    from physeval.sample_outcomes import SampleOutcome
     from physeval.scenes.frames import Frame, sample_frames
     from physeval.scenes.judge import JudgeVerdict, judge_video
     from physeval.scenes.render import Render, render_program

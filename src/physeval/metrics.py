@@ -2,8 +2,10 @@
 
 Vocabulary: a *problem* has one or more *variants* (a static task has only variant ``"0"``);
 an *item* is one (problem id, variant); an item's *samples* are the model's K draws on it.
-A sample that errored (no answer from the model) counts as wrong: it stays in the
-denominator, and the error count is reported beside the metrics.
+Metrics stand on graded samples only. A sample whose request failed for good, or whose grader
+or judge failed, measured nothing: it never reaches a metric (it is not a zero), it is counted
+as an error beside the metrics and makes the run incomplete. The outcomes a metric receives
+come from :func:`physeval.graded.graded_outcomes`, the one place that rule is applied.
 
 Order of reduction (every metric of every task goes through these three steps, in this
 order; modelled on "reduce a sample's epochs first, then compute metrics across samples"):
@@ -66,13 +68,13 @@ from typing import Any, Literal
 import numpy as np
 
 from physeval.plan import Plan, PlannedOutcomes, complete_problem_outcomes, plan_of, with_plan
-from physeval.sample_outcomes import STATIC_VARIANT, SampleOutcome, group_items, outcomes_from_rows, samples_per_item
+from physeval.sample_outcomes import STATIC_VARIANT, SampleOutcome, group_items, samples_per_item
 
 __all__ = [
     "Metric", "MetricSet", "SampleOutcome", "Across", "STATIC_VARIANT", "bootstrap_ci", "pass_at_k",
     "metric_from_values", "group_items", "problem_values", "reduce_metric", "item_fraction", "item_pass_at",
     "item_majority", "item_mean_score", "samples_per_item", "accuracy_metrics", "dynamic_metrics", "rate_metrics",
-    "mean_score_metric", "breakdown_metrics", "majority_metrics", "outcomes_from_rows",
+    "mean_score_metric", "breakdown_metrics", "majority_metrics",
     "Plan", "PlannedOutcomes", "with_plan", "plan_of", "complete_problem_outcomes",
 ]
 

@@ -1,4 +1,8 @@
-"""The slice of a sample record that metrics read, and how samples group into items and problems.
+"""The slice of a graded sample that metrics read, and how samples group into items and problems.
+
+Only graded samples become outcomes: a sample whose request, grader or judge failed measured
+nothing and never reaches a metric (it is counted as an error instead). The one place rows become
+outcomes is :func:`physeval.graded.graded_outcomes`.
 
 Why apart from :mod:`physeval.metrics`: the plan of a run (:mod:`physeval.plan`) and the
 metrics both stand on this vocabulary, and neither should import the other to get it.
@@ -11,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SampleOutcome", "STATIC_VARIANT", "group_items", "samples_per_item", "outcomes_from_rows"]
+__all__ = ["SampleOutcome", "STATIC_VARIANT", "group_items", "samples_per_item"]
 
 STATIC_VARIANT = "0"
 """The variant that holds a problem's released values (the static problem of a dynamic family)."""
@@ -19,7 +23,8 @@ STATIC_VARIANT = "0"
 
 @dataclass(frozen=True)
 class SampleOutcome:
-    """The slice of a sample record that metrics need."""
+    """The slice of a graded sample record that metrics need (built by
+    :func:`~physeval.graded.graded_outcomes`)."""
 
     problem_id: str
     variant: str
@@ -44,12 +49,3 @@ def samples_per_item(outcomes: Iterable[SampleOutcome]) -> int:
     """K: the largest number of samples of any item (0 without outcomes)."""
     return max((len(s) for variants in group_items(outcomes).values() for s in variants.values()), default=0)
 
-
-def outcomes_from_rows(rows: Iterable[Any]) -> list[SampleOutcome]:
-    """Turn run-store rows into outcomes (an errored sample is a wrong one)."""
-    out = []
-    for row in rows:
-        grade = row.grade or {}
-        out.append(SampleOutcome(row.problem_id, row.variant, row.sample, bool(row.correct),
-                                 row.score, grade.get("answer_key"), row.problem_meta or {}, grade))
-    return out

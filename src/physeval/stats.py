@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from physeval.metrics import SampleOutcome, outcomes_from_rows, problem_values
+from physeval.graded import graded_outcomes
+from physeval.metrics import SampleOutcome, problem_values
 from physeval.store import RunStore
 
 __all__ = ["PairEfficiency", "per_problem_means", "paired_t", "sample_efficiency"]
@@ -37,10 +38,14 @@ class PairEfficiency:
 
 
 def per_problem_means(run_dir: str | Path) -> dict[str, tuple[float, float]]:
-    """Problem id -> (accuracy, mean score): each the mean over an item's samples, then over the
-    problem's variants. A sample without a score scores its correctness (1 or 0)."""
+    """Problem id -> (accuracy, mean score) over the graded samples (:mod:`physeval.graded`: an
+    error is left out, as ``summary.json`` leaves it out): each the mean over an item's samples,
+    then over the problem's variants. A sample without a score scores its correctness (1 or 0)."""
+    from physeval.flow.summarise import recorded_plan
+
     with RunStore(run_dir) as store:
-        outcomes = outcomes_from_rows(store.rows())
+        rows = store.rows()
+        outcomes = graded_outcomes(rows, recorded_plan(store, rows))
     accuracy = problem_values(outcomes, lambda samples: sum(o.correct for o in samples) / len(samples))
     score = problem_values(outcomes, lambda samples: sum(_score(o) for o in samples) / len(samples))
     return {pid: (accuracy[pid][0], score[pid][0]) for pid in accuracy}

@@ -17,7 +17,7 @@ from physeval.analysis.scaling import (
     pass_curve,
     scaling_curves,
 )
-from physeval.metrics import outcomes_from_rows
+from physeval.graded import graded_outcomes
 
 
 def _item(pid: str, pattern: str, keys: str) -> list:  # type: ignore[type-arg]
@@ -26,7 +26,7 @@ def _item(pid: str, pattern: str, keys: str) -> list:  # type: ignore[type-arg]
 
 def test_pass_and_maj_curves_by_hand() -> None:
     # One item, 4 samples: right, wrong (B), wrong (B), right; answer classes A B B A.
-    outcomes = outcomes_from_rows(_item("1", "1001", "ABBA"))
+    outcomes = graded_outcomes(_item("1", "1001", "ABBA"))
     # pass@k = 1 - C(2, k) / C(4, k): 1/2, 1 - 1/6, 1, 1
     assert [p.value for p in pass_curve(outcomes)] == pytest.approx([0.5, 5 / 6, 1.0, 1.0])
     # maj@2 over the 6 pairs: AB->A, AB->A, AA->A, BB->B, BA->B, BA->B: 3/6; maj@3: ABB, ABA, ABA, BBA -> 2/4
@@ -36,7 +36,7 @@ def test_pass_and_maj_curves_by_hand() -> None:
 
 
 def test_maj_beyond_the_subset_budget_is_sampled_reproducibly() -> None:
-    outcomes = outcomes_from_rows(_item("1", "10" * 8, "AB" * 8))
+    outcomes = graded_outcomes(_item("1", "10" * 8, "AB" * 8))
     value = expected_majority(outcomes, 8, budget=100)
     assert value == expected_majority(outcomes, 8, budget=100) and 0.3 < value < 0.8  # type: ignore[operator]
 

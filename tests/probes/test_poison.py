@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from physeval.metrics import outcomes_from_rows
+from physeval.graded import graded_outcomes
 from physeval.probes.poison import JudgeFacts, classify, error_cue
 from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
@@ -105,7 +105,7 @@ def test_scripted_run_without_judge_classifies_by_answer_and_cue(tmp_path: Path)
                       ("2", "swap_law"): ("undetermined", "cue")}
     assert rows[("1", "delete_constant")].grade["matches_implied"] is True
     assert not rows[("1", "delete_constant")].correct and rows[("2", "delete_constant")].correct
-    metrics = task.metrics(outcomes_from_rows(rows.values()))
+    metrics = task.metrics(graded_outcomes(rows.values()))
     assert "classification counts: superficial 1, genuine 1, pseudo_genuine 1, wrong 0, no_answer 0, " \
            "undetermined 1" in metrics.notes
     assert metrics["accuracy"].value == pytest.approx(0.5)
@@ -141,7 +141,7 @@ def test_scripted_judge_decides_what_the_answer_checks_cannot(tmp_path: Path) ->
     assert rows[("1", "swap_law")].grade["poison_judge"]["method"] == "fenced"
     counts = Counter(row.grade["classification"] for row in rows.values())
     assert counts == {"superficial": 2, "genuine": 1, "pseudo_genuine": 1}
-    metrics = task.metrics(outcomes_from_rows(rows.values()))
+    metrics = task.metrics(graded_outcomes(rows.values()))
     assert metrics["superficial_rate"].value == pytest.approx(0.5)
 
 

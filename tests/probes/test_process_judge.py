@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from physeval.metrics import SampleOutcome, outcomes_from_rows
+from physeval.graded import graded_outcomes
+from physeval.metrics import SampleOutcome
 from physeval.models import OpenAICompatibleModel
 from physeval.probes.judge_reply import ask_json, parse_json_object, validate
 from physeval.probes.process_judge import SCHEMA, agreement, combined_score, read_rubric
@@ -107,7 +108,7 @@ def test_phybench_run_with_a_scripted_process_judge(tmp_path: Path) -> None:
     assert grade["4"]["process"]["outcome"] == "unparseable" and grade["4"]["combined_score"] is None
     assert grade["5"]["process_score"] == pytest.approx(1.0)
     assert all(row.status == "answered" for row in rows.values())  # the answers stay graded
-    metrics = task.metrics(outcomes_from_rows(rows.values()))
+    metrics = task.metrics(graded_outcomes(rows.values()))
     assert metrics["accuracy"].value == pytest.approx(0.8)
     assert metrics["process_score"].value == pytest.approx((0.83 + 0.28 + 1.0) / 3)
     assert metrics["process_score"].n == 3

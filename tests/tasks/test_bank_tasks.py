@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from physeval.cli import main
-from physeval.metrics import outcomes_from_rows
+from physeval.graded import graded_outcomes
 from physeval.models import OpenAICompatibleModel
 from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
@@ -42,7 +42,7 @@ def test_memorised_answers_fail_the_dynamic_metric(tmp_path: Path) -> None:
     with ScriptedServer(memoriser) as server:
         asyncio.run(run_task(task, OpenAICompatibleModel("m", server.base_url), tmp_path, RunConfig(preflight=False),
                              problems=problems, show_progress=False))
-    metrics = task.metrics(outcomes_from_rows(RunStore(tmp_path).rows()))
+    metrics = task.metrics(graded_outcomes(RunStore(tmp_path).rows()))
     assert metrics["static_accuracy"].value == 1.0 and metrics["dynamic_accuracy"].value == 0.0
     assert metrics["delta"].value == 1.0 and "accuracy" in metrics.breakdowns["domain"]["mechanics"]
 

@@ -70,9 +70,9 @@ def test_bank_scene_runs_renders_and_judges(tmp_path: Path) -> None:
             assert row.correct is False and grade["outcome"] == "wrong" and grade["judge_tokens"] > 0
         else:
             assert "no physics today" in grade["render"]["stderr_tail"] and not grade["judged"]
-    from physeval.metrics import outcomes_from_rows
+    from physeval.graded import graded_outcomes
 
-    metrics = task.metrics(outcomes_from_rows(rows))
+    metrics = task.metrics(graded_outcomes(rows))
     assert {"executable_rate", "render_rate", "playable_rate", "accuracy"} <= set(metrics)
     assert metrics.breakdowns["domain"] and all("playable_rate" in m for m in metrics.breakdowns["domain"].values())
 

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from physeval.metrics import outcomes_from_rows
+from physeval.graded import graded_outcomes
 from physeval.models import OpenAICompatibleModel
 from physeval.problems import Problem
 from physeval.runner import RunConfig, run_task
@@ -49,7 +49,7 @@ def test_phybench_run_scores_equivalence_and_eed(tmp_path: Path) -> None:
     assert rows["1"].correct and rows["1"].grade["eed_score"] == 100
     assert not rows["2"].correct and round(rows["2"].grade["eed_score"], 2) == 46.67
     assert rows["3"].outcome == "no_answer" and rows["3"].score == 0
-    metrics = task.metrics(outcomes_from_rows(rows.values()))
+    metrics = task.metrics(graded_outcomes(rows.values()))
     assert round(metrics["accuracy"].value, 4) == round(1 / 3, 4)
     assert round(metrics["eed_mean"].value, 2) == round((100 + 46.67) / 3, 2)
     assert "eed_mean" in metrics.breakdowns["tag"]["OPTICS"]

@@ -129,7 +129,7 @@ def _models(runs: Sequence[Run]) -> list[str]:
 
 
 def _graded(run: Run) -> int:
-    return sum(r.status == "answered" for r in run.rows) or run.summary.counts.graded
+    return len(run.graded) or run.summary.counts.graded
 
 
 def _pick(runs: Sequence[Run], model: str, want: Any, role: str, notes: list[str]) -> Run | None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from physeval.analysis.runs import Run
+from physeval.graded import graded_rows
 from physeval.store import SampleRow
 
 __all__ = [
@@ -159,7 +160,7 @@ def distribution(values: Sequence[int]) -> Distribution | None:
 
 def response_lengths(rows: Sequence[SampleRow], label: str = "", *, bins: int = 4) -> ResponseLengths:
     """Lengths of the answered ``rows`` and their accuracy in up to ``bins`` equal-count length bins."""
-    answered = [r for r in rows if r.status == "answered"]
+    answered = graded_rows(rows)
     measured = [(n, bool(r.correct)) for r in answered if (n := completion_tokens(r)) is not None]
     reasoning: list[int] = []
     answers: list[int] = []

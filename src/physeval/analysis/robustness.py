@@ -25,6 +25,7 @@ from pathlib import Path
 
 from physeval.analysis.paired import sign_flip_test
 from physeval.errors import UserError
+from physeval.graded import graded_rows
 from physeval.grading.eed import PUBLISHED, EEDScoring, eed
 from physeval.stats import paired_t
 from physeval.store import RunStore
@@ -72,7 +73,7 @@ def _per_problem(run_dir: Path, scoring: EEDScoring, references: Mapping[tuple[s
     """Problem id -> (accuracy, EED 0-100), reduced item -> variants -> problem."""
     items: dict[str, dict[str, list[tuple[float, float]]]] = {}
     with RunStore(run_dir) as store:
-        rows = [r for r in store.rows() if r.status == "answered"]
+        rows = graded_rows(store.rows())
     for row in rows:
         reference = references.get((row.problem_id, row.variant))
         extracted = (row.grade or {}).get("extracted")

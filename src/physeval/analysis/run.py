@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from physeval.metrics import Plan, SampleOutcome, outcomes_from_rows, with_plan
+from physeval.graded import graded_outcomes, graded_rows
+from physeval.metrics import Plan, SampleOutcome
 from physeval.store import SampleRow
 from physeval.summary import RunSummary
 
@@ -41,9 +42,9 @@ class Run:
 
     @property
     def graded(self) -> list[SampleRow]:
-        """The rows that were answered and graded (errors measured nothing)."""
-        return [r for r in self.rows if r.status == "answered"]
+        """The rows that were answered and graded (errors measured nothing: :mod:`physeval.graded`)."""
+        return graded_rows(self.rows)
 
     def outcomes(self) -> list[SampleOutcome]:
         """The graded rows as metric outcomes, carrying the run's plan."""
-        return with_plan(outcomes_from_rows(self.graded), self.plan)
+        return graded_outcomes(self.rows, self.plan)

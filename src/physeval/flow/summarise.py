@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import RunAborted
-from physeval.metrics import MetricSet, Plan, outcomes_from_rows, with_plan
+from physeval.graded import graded_outcomes
+from physeval.metrics import MetricSet, Plan
 from physeval.provenance import config_hash, environment, token_totals
 from physeval.store import RunStore, SampleRow
 from physeval.summary import (
@@ -63,10 +64,8 @@ def summarise(task: Task, store: RunStore, *, model: str, config: Mapping[str, A
     settings_history = tuple(store.get_meta("settings_history", []) or [])
     regrades = tuple(store.get_meta("regrades", []) or [])
 
-    # Metrics stand on graded samples only: a request, grader or judge that failed measured
-    # nothing. Those rows are counted under "errors" and make the run incomplete instead.
-    outcomes = with_plan(outcomes_from_rows([r for r in rows if r.status == "answered"]), plan)
-    found = task.metrics(outcomes)
+    # Metrics stand on graded samples only (physeval.graded); errors are counted below instead.
+    found = task.metrics(graded_outcomes(rows, plan))
     metrics = found if isinstance(found, MetricSet) else MetricSet(dict(found))  # a plugin's plain mapping
 
     errors = [r for r in rows if r.status == "error"]

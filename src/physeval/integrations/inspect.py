@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError, missing_extra
+from physeval.graded import SampleRecord, graded_outcomes
 from physeval.metrics import (
     MetricSet,
     Plan,
@@ -303,13 +304,15 @@ class InspectJudge:
 
 # -- metrics --------------------------------------------------------------------------------------
 def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
-    """Physeval outcomes from inspect's unreduced scores (one per sample per epoch).
+    """Physeval outcomes from inspect's unreduced scores (one per sample per epoch), through
+    :func:`~physeval.graded.graded_outcomes`: an unscored sample (a grade whose outcome is
+    ``error``, a NaN value) measured nothing and is left out, as physeval leaves error rows out.
 
     The problem and variant come from the sample metadata, the sample index from the score's
     ``epoch`` (order of appearance within an item when absent); correctness from the grade, or
     for another scorer's scores from the value (only a full 1.0 is right).
     """
-    out: list[SampleOutcome] = []
+    out: list[SampleRecord] = []
     seen: dict[tuple[str, str], int] = {}
     for s in scores:
         sample_meta = s.sample_metadata or {}
@@ -320,10 +323,12 @@ def outcomes_from_scores(scores: Sequence[SampleScore]) -> list[SampleOutcome]:
         seen[(pid, variant)] = index + 1
         sample = int(score_meta["epoch"]) - 1 if "epoch" in score_meta else index
         grade = score_meta.get("grade")
-        correct = bool(score_meta["correct"]) if "correct" in score_meta else _value(s.score.value) == 1.0
-        out.append(SampleOutcome(pid, variant, sample, correct, score_meta.get("score"),
-                                 (grade or {}).get("answer_key"), sample_meta.get("meta") or {}, grade))
-    return out
+        value = _value(s.score.value)
+        failed = score_meta.get("outcome") == Outcome.ERROR or math.isnan(value)
+        correct = bool(score_meta["correct"]) if "correct" in score_meta else value == 1.0
+        out.append(SampleRecord(pid, variant, sample, "error" if failed else "answered", None if failed else correct,
+                                score_meta.get("score"), grade, sample_meta.get("meta") or {}))
+    return graded_outcomes(out)
 
 
 def _value(value: Any) -> float:
@@ -370,15 +375,17 @@ def reduced_metrics(task: str, options: dict[str, Any] | None = None) -> Metric:
     ``majority``: most epochs; the default ``mean``: every epoch), EED the reduced EED; named
     ``reduced/<name>`` beside inspect's own metrics."""
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        outcomes = []
+        records = []
         for s in scores:
             meta = s.sample_metadata or {}
             value = s.score.value
             eed = value.get("eed") if isinstance(value, dict) else None
-            outcomes.append(SampleOutcome(str(meta.get("problem_id", s.sample_id)), str(meta.get("variant", "0")), 0,
-                                          _value(value) == 1.0, None if eed is None else float(eed) / 100.0, None,
-                                          meta.get("meta") or {}, None))
-        reduced = _with_intervals(_planned_metrics(task, options, outcomes))
+            reduced_value = _value(value)
+            failed = math.isnan(reduced_value)  # every epoch unscored: nothing measured
+            records.append(SampleRecord(str(meta.get("problem_id", s.sample_id)), str(meta.get("variant", "0")), 0,
+                                        "error" if failed else "answered", None if failed else reduced_value == 1.0,
+                                        None if eed is None else float(eed) / 100.0, None, meta.get("meta") or {}))
+        reduced = _with_intervals(_planned_metrics(task, options, graded_outcomes(records)))
         return {f"reduced/{name}": value for name, value in reduced.items()}
 
     return compute

@@ -25,10 +25,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from physeval.errors import missing_extra
+from physeval.graded import SampleRecord, graded_outcomes
 from physeval.integrations.lm_eval_export import metric_names
 from physeval.metrics import Plan, SampleOutcome, with_plan
 from physeval.models.base import split_reasoning
-from physeval.problems import Problem
+from physeval.problems import Outcome, Problem
 from physeval.tasks.base import Task
 from physeval.tasks.registry import get_task
 
@@ -75,15 +76,19 @@ def process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, dict[s
 
 
 def _outcomes(items: Sequence[dict[str, Any]]) -> tuple[Task, list[SampleOutcome]]:
+    """The graded generations of lm-eval's items as outcomes (:func:`~physeval.graded.graded_outcomes`:
+    a generation whose grade's outcome is ``error`` measured nothing and is left out)."""
     first = items[0]
     task, problems, _names = _task(first["task"], first["options"])
-    outcomes = []
+    records = []
     for item in items:
         meta = dict(problems[(item["id"], item["variant"])].meta)
         for index, s in enumerate(item["samples"]):
-            outcomes.append(SampleOutcome(item["id"], item["variant"], index, bool(s["correct"]), s.get("score"),
-                                          s.get("answer_key"), meta, None))
-    return task, outcomes
+            failed = s.get("outcome") == Outcome.ERROR
+            records.append(SampleRecord(item["id"], item["variant"], index, "error" if failed else "answered",
+                                        None if failed else bool(s["correct"]), s.get("score"),
+                                        {"answer_key": s.get("answer_key")}, meta))
+    return task, graded_outcomes(records)
 
 
 def aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], float]:

@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from physeval.errors import UserError
-from physeval.metrics import SampleOutcome
+from physeval.graded import SampleRecord, graded_outcomes
 from physeval.problems import Problem
 from physeval.tasks.base import Task
 from physeval.tasks.registry import get_task, task_class
@@ -72,8 +72,8 @@ def metric_names(task: Task) -> tuple[str, ...]:
     """The headline metrics ``task.metrics()`` reports for one sample per variant (``accuracy``,
     ``eed_mean``, ``static_accuracy``...): the metrics the exported YAML aggregates."""
     problems = task.load()
-    outcomes = [SampleOutcome(p.id, p.variant, 0, True, 1.0, None, dict(p.meta), None) for p in problems]
-    return tuple(task.metrics(outcomes).keys())
+    right = [SampleRecord(p.id, p.variant, 0, "answered", True, 1.0, None, dict(p.meta)) for p in problems]
+    return tuple(task.metrics(graded_outcomes(right)).keys())
 
 
 def _template(problem: Problem) -> str:

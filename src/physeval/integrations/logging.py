@@ -120,25 +120,31 @@ def tensorboard_run_name(run_dir: str | Path) -> str:
 
 def _running_scalars(run_dir: Path, batches: int) -> list[tuple[int, dict[str, float]]]:
     """``(samples graded so far, headline metrics on them)`` after each of ``batches`` equal slices
-    of the graded rows in the order they were stored; empty when the task cannot be rebuilt."""
-    from physeval.metrics import outcomes_from_rows
+    of the graded samples in the order they were stored, measured against the run's plan (so the
+    dynamic metrics of a point leave out the problems not yet whole); empty when the task cannot
+    be rebuilt."""
+    from physeval.flow.summarise import recorded_plan
+    from physeval.graded import graded_outcomes
+    from physeval.plan import with_plan
     from physeval.store import RunStore
     from physeval.tasks.registry import get_task
 
     with RunStore(run_dir) as store:
         meta = store.run_meta()
-        rows = sorted((r for r in store.rows() if r.status == "answered"), key=lambda r: r.created_at)
-    if meta is None or not rows:
+        rows = store.rows()
+        plan = recorded_plan(store, rows)
+    rows.sort(key=lambda r: r.created_at)  # the order the run stored them
+    outcomes = graded_outcomes(rows)
+    if meta is None or not outcomes:
         return []
     try:
         task = get_task(meta.task, **meta.task_options)
     except Exception:  # noqa: BLE001 - a plugin task or data no longer there: the final scalars still go
         return []
-    outcomes = outcomes_from_rows(rows)
     size = max(1, -(-len(outcomes) // max(1, batches)))
     points = []
     for end in range(size, len(outcomes) + size, size):
-        done = outcomes[: min(end, len(outcomes))]
+        done = with_plan(outcomes[: min(end, len(outcomes))], plan)
         metrics = task.metrics(done)
         points.append((len(done), {name: m.value for name, m in metrics.items()
                                    if m.value is not None and math.isfinite(m.value)}))
