@@ -159,6 +159,21 @@ Q_MS = "求速度。 (结果以$ \\mathrm{\\;m}/\\mathrm{s} $为单位，保留3
 Q_J = "Find Q. (Results should be expressed with units of $ \\mathrm{J} $,and rounded to 3 significant figures)"
 
 
+def test_grades_and_quantities_built_by_the_fast_paths_are_the_constructors_objects() -> None:
+    import dataclasses
+
+    from physeval.answers.quantity import ParsedQuantity
+    from physeval.grading.numeric import NumericGrade
+
+    for response, reference, question in rows()[::50]:
+        grade = grade_numeric(response, reference, question)
+        again = NumericGrade(**{f.name: getattr(grade, f.name) for f in dataclasses.fields(NumericGrade)})
+        assert (grade, hash(grade), repr(grade)) == (again, hash(again), repr(again))
+        q = parse_quantity(reference)
+        built = ParsedQuantity(**{f.name: getattr(q, f.name) for f in dataclasses.fields(ParsedQuantity)})
+        assert (q, hash(q), repr(q)) == (built, hash(built), repr(built))
+
+
 def test_plain_answers_need_neither_pint_nor_sympy() -> None:
     cases = [(r, ref, Q_J if "MeV" in r else Q_MS) for r, ref, _ in PLAIN_CASES]
     code = (

@@ -22,6 +22,7 @@ _THINK_OPEN = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _THINK_CLOSE_ONLY = re.compile(r"\A.*?</think>", re.DOTALL | re.IGNORECASE)
 _THINK_TAG = re.compile(r"</?think>", re.IGNORECASE)
 _THINK_END = re.compile(r"</think>", re.IGNORECASE)
+_BRACE_TOKENS = re.compile(r"\\.|[{}]", re.DOTALL)
 _BOX_COMMANDS = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _FINAL_LINE = re.compile(
     r"(?im)^[^\S\n]*(?:[*#>\-]+[^\S\n]*)*(?:the[^\S\n]+)?"
@@ -68,21 +69,19 @@ def find_boxed(text: str) -> list[str]:
             return found
         start = match.end()
         depth = 1
-        i = start
-        while i < len(text) and depth:
-            ch = text[i]
-            if ch == "\\" and i + 1 < len(text):
-                i += 2
-                continue
-            if ch == "{":
+        for token in _BRACE_TOKENS.finditer(text, start):  # a backslash escapes the next character
+            brace = token.group()
+            if brace == "{":
                 depth += 1
-            elif ch == "}":
+            elif brace == "}":
                 depth -= 1
-            i += 1
+                if not depth:
+                    break
         if depth:
             return found
-        found.append(text[start : i - 1].strip())
-        pos = i
+        end = token.end()
+        found.append(text[start : end - 1].strip())
+        pos = end
 
 
 def _clean_line(line: str) -> str:

@@ -47,22 +47,54 @@ _PHRASE_SOURCES = (
     rf"用\s*{_UNIT}\s*表示",
 )
 
-_LOCK = threading.Lock()
-_COMPILED: list[tuple[re.Pattern[str], ...]] = []
-
-
-def _phrases() -> tuple[re.Pattern[str], ...]:
-    """The phrasings compiled, once, on first use (most questions never need them: see ``_ANY_PHRASE``)."""
-    if not _COMPILED:
-        with _LOCK:
-            if not _COMPILED:
-                _COMPILED.append(tuple(re.compile(p, re.IGNORECASE) for p in _PHRASE_SOURCES))
-    return _COMPILED[0]
-
-
+# What each phrasing cannot match without (its beginning, up to the unit): cheap scans that let a question skip
+# the phrasings it cannot contain, so most questions compile and run none of them.
+_GATES = tuple(re.compile(g, re.IGNORECASE) for g in (
+    r"\b(?:give|express|write|state|report|provide|present|answer|enter)\b[^.?!;\n]{0,80}?\bin\s",
+    r"[(（]\s*(?:in\s|units?\s*[:：])",
+    r"\bin\s+(?:the\s+)?units?\s+of\s",
+    r"\b(?:find|what\s+is|what\s+are|what's|calculate|compute|determine|estimate|evaluate|obtain|how\s+\w+)\b"
+    r"[^.?!;\n]{0,100}?\bin\s",
+    r"\bunits?\s*[:：]",
+    r"单位\s*(?:[:：]|为|是)",
+    r"以[\s\S]*?为单位",
+    r"用[\s\S]*?表示",
+))
 # Every phrasing above contains one of these (an "in", a "unit", 单位, 表示): a question with none
-# states no unit, and the eight patterns need not run.
+# states no unit, and nothing else need run.
 _ANY_PHRASE = re.compile(r"\bin\s|\bunits?\b|单位|表示", re.IGNORECASE)
+_LOCK = threading.Lock()
+_COMPILED: dict[int, re.Pattern[str]] = {}
+
+
+def _may_state_a_unit(question: str) -> bool:
+    """``_ANY_PHRASE.search(question)``, skipped when a plain substring test already says no.
+
+    Both "in" and "unit" contain an ``n`` or ``N`` (the only letters re's IGNORECASE matches with
+    ``n``), so a question without either states no unit in English; the substring tests cost a
+    fraction of the case-insensitive scan over a long, mostly Chinese question.
+    """
+    if "单位" in question or "表示" in question:
+        return True
+    if "n" not in question and "N" not in question:
+        return False
+    return _ANY_PHRASE.search(question) is not None
+
+
+def _phrases(question: str) -> list[re.Pattern[str]]:
+    """The phrasings ``question`` may contain, each compiled once, on first use."""
+    out = []
+    for i, gate in enumerate(_GATES):
+        if gate.search(question):
+            pattern = _COMPILED.get(i)
+            if pattern is None:
+                with _LOCK:
+                    pattern = _COMPILED.get(i)
+                    if pattern is None:
+                        pattern = _COMPILED[i] = re.compile(_PHRASE_SOURCES[i], re.IGNORECASE)
+            out.append(pattern)
+    return out
+
 
 # Words that follow "in" without being a unit, even when a unit reader would read them ("a" is a year).
 _NOT_UNITS = frozenset({"a", "an", "the", "terms", "this", "that", "which", "its", "their", "order", "si", "it"})
@@ -94,10 +126,10 @@ def stated_unit(question: str) -> str | None:
     The last phrasing that states a unit wins (instructions close a question). Words that are not a
     unit, and a short unit the question also uses as a symbol, are refused.
     """
-    if not question or _ANY_PHRASE.search(question) is None:
+    if not question or not _may_state_a_unit(question):
         return None
     found: list[tuple[int, str]] = []
-    for pattern in _phrases():
+    for pattern in _phrases(question):
         for match in pattern.finditer(question):
             raw = match.group("u").strip()
             bare = _bare(raw)

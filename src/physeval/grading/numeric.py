@@ -13,6 +13,7 @@ respected is reported as information; ``strict_format=True`` makes them count.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -29,6 +30,32 @@ from physeval.units import PERCENT_KEY, Unit, read_unit, unit_conversion
 __all__ = ["NumericGrade", "grade_numeric", "COMPAT_MODES"]
 
 COMPAT_MODES = (None, "abench")
+
+
+_FIELDS = dataclasses.fields(NumericGrade)
+assert not any(hasattr(cls, "__post_init__") for cls in NumericGrade.__mro__) and all(
+    f.default_factory is dataclasses.MISSING and f.default is not dataclasses.MISSING
+    for f in _FIELDS if f.name not in ("correct", "outcome", "reason")), "update _grade"
+_DEFAULTS = {f.name: f.default for f in _FIELDS if f.name not in ("correct", "outcome", "reason")}
+
+
+def _grade(correct: bool, outcome: str, reason: str, fields: dict[str, Any]) -> NumericGrade:
+    """``NumericGrade(correct, outcome, reason, **fields)``, without the frozen dataclass's per-field ``__setattr__``.
+
+    The same object (every field set, defaults for the rest; a field name that does not exist
+    raises ``TypeError`` as the constructor would) in a fifth of the time, which matters to a
+    grader that takes a few microseconds in all. The import-time assertion above stops this
+    shortcut from silently skipping a ``__post_init__`` or a ``default_factory`` added later.
+    """
+    unknown = fields.keys() - _DEFAULTS.keys()
+    if unknown:
+        raise TypeError(f"NumericGrade has no field(s) {sorted(unknown)}")
+    grade = object.__new__(NumericGrade)
+    state = grade.__dict__
+    state.update(_DEFAULTS)
+    state.update(fields)
+    state["correct"], state["outcome"], state["reason"] = correct, outcome, reason
+    return grade
 
 
 @lru_cache(maxsize=8192)
@@ -135,7 +162,7 @@ def grade_numeric(
     }
     ref = _reference(str(reference))
     if not ref.ok or ref.value is None:
-        return NumericGrade(False, Outcome.ERROR, f"reference {reference!r} is not a number: {ref.reason}", **base)
+        return _grade(False, Outcome.ERROR, f"reference {reference!r} is not a number: {ref.reason}", base)
     ref_value = ref.value
     # The required unit is read only when a unit is written (in the reference or the answer); a
     # bare number needs only to know whether the required unit is percent.
@@ -155,13 +182,13 @@ def grade_numeric(
     extraction = extract_final_answer(response or "", box=box)  # type: ignore[arg-type]
     base["extraction_rule"] = extraction.rule
     if extraction.text is None:
-        return NumericGrade(False, Outcome.NO_ANSWER, "no \\boxed{} answer or final-answer line", **base)
+        return _grade(False, Outcome.NO_ANSWER, "no \\boxed{} answer or final-answer line", base)
     q = parse_quantity(extraction.text)
     base["extracted"] = extraction.text
     if not q.ok or q.value is None:
         outcome = {NO_ANSWER: Outcome.NO_ANSWER, AMBIGUOUS: Outcome.AMBIGUOUS, TOO_LARGE: TOO_LARGE}.get(
             q.status, Outcome.UNPARSEABLE)
-        return NumericGrade(False, outcome, q.reason, **base)
+        return _grade(False, outcome, q.reason, base)
     base["unit_given"] = q.unit_text
     sig_ok, sci_ok = _format_checks(q, fmt.sig_figs, fmt.scientific)
     base["sig_figs_ok"], base["scientific_ok"] = sig_ok, sci_ok
@@ -175,11 +202,11 @@ def grade_numeric(
     if given is not None and target is not None:
         conv = unit_conversion(given, target)
         if conv is None:
-            return NumericGrade(
+            return _grade(
                 False,
                 Outcome.DIMENSION_MISMATCH,
                 f"answer unit {given.short} does not convert to required unit {target.short}",
-                **base,
+                base,
             )
         candidates.append(conv.apply(q.value))
         if given != target:
@@ -209,14 +236,14 @@ def grade_numeric(
     if hit is None:
         err = base["relative_error"]
         detail = f"relative error {err:.3g}" if err is not None else "reference is 0, answer is not"
-        return NumericGrade(False, Outcome.WRONG,
-                            f"{float(predicted):.6g} vs {float(ref_value):.6g}: {detail} > {rel_tol:g}{note}", **base)
+        return _grade(False, Outcome.WRONG,
+                      f"{float(predicted):.6g} vs {float(ref_value):.6g}: {detail} > {rel_tol:g}{note}", base)
     if strict_format and (sig_ok is False or sci_ok is False):
         problems = []
         if sig_ok is False:
             problems.append(f"{fmt.sig_figs} significant figures required, {q.mantissa!r} written")
         if sci_ok is False:
             problems.append("scientific notation required")
-        return NumericGrade(False, Outcome.WRONG,
-                            "value within tolerance but format wrong: " + "; ".join(problems) + note, **base)
-    return NumericGrade(True, Outcome.CORRECT, f"within {rel_tol:g} relative tolerance{note}", **base)
+        return _grade(False, Outcome.WRONG,
+                      "value within tolerance but format wrong: " + "; ".join(problems) + note, base)
+    return _grade(True, Outcome.CORRECT, f"within {rel_tol:g} relative tolerance{note}", base)
