@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from physeval.answers.bounds import TOO_LARGE, parse_bounded
@@ -108,8 +108,38 @@ def _build_configs() -> tuple[Any, Any]:
     return conversion, normalization
 
 
-def _parse(text: str) -> Any:
-    """``latex2sympy(text)`` with ANTLR's two-stage prediction: SLL first, full LL only if SLL fails.
+_GAMMA = re.compile(r"\\(gamma|Gamma)(?![a-zA-Z])")
+_GAMMA_STANDIN = {"gamma": "omicron", "Gamma": "Upsilon"}  # Greek letters latex2sympy2 reads as plain symbols
+
+
+def _parse(text: str, compat: str | None = None) -> Any:
+    """latex2sympy2's expression for ``text``: read by :mod:`~physeval.answers.latex_fast` when the
+    text is in its subset (the same ``srepr``, without ANTLR's cold cost), else by latex2sympy2.
+
+    Both see the text after latex2sympy2's own ``normalize_latex``. In the default mode a ``d``
+    directly before a command is first split from it (:func:`split_differential_commands`), so
+    ``d\\sin\\phi`` is ``d`` times ``\\sin\\phi``; ``compat="phybench"`` keeps latex2sympy2's
+    ``dsin`` and reads ``\\gamma`` as the pipeline's pinned latex2sympy2 1.10.2 does (a symbol).
+    """
+    from latex2sympy2_extended.math_normalization import normalize_latex as l2s_normalize
+
+    from physeval.answers.latex_fast import Outside, parse_fast_normalized
+
+    _, normalization = _configs()
+    text = l2s_normalize(text, normalization)
+    if compat is None:
+        text = split_differential_commands(text)
+    try:
+        return parse_fast_normalized(text, _dialect(compat))
+    except (Outside, RecursionError):
+        pass
+    if compat == COMPAT_PHYBENCH and _dialect(None) != "1.10" and _GAMMA.search(text):
+        return _parse_gamma_as_symbol(text)
+    return _parse_antlr(text)
+
+
+def _parse_antlr(text: str) -> Any:
+    """latex2sympy2's ANTLR parse with two-stage prediction: SLL first, full LL only if SLL fails.
 
     SLL prediction never returns a parse that LL would not (ANTLR's guarantee: it either gives
     the LL tree or reports a syntax error), so a text SLL parses gets LL's expression, and a
@@ -117,14 +147,134 @@ def _parse(text: str) -> Any:
     message are the parser's usual ones. SLL skips the full-context lookahead that makes most
     of a cold parse's cost.
     """
-    from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, normalize_latex
+    from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy
 
-    conversion, normalization = _configs()
-    text = normalize_latex(text, normalization)
+    conversion, _ = _configs()
     try:
         return _sll_converter()(config=conversion).parse(text)
     except Exception:  # noqa: BLE001 - a syntax error in SLL may be SLL's weakness: LL decides
         return _Latex2Sympy(config=conversion).parse(text)
+
+
+def _parse_gamma_as_symbol(text: str) -> Any:
+    """latex2sympy2 1.11 on a text outside the fast subset, with ``\\gamma``/``\\Gamma`` read as
+    1.10.2 reads them (symbols, not Euler's constant or the Gamma function): each is parsed as a
+    Greek letter the text does not use, whose symbols and function names are then renamed back.
+    """
+    import sympy
+
+    used = {standin for standin in _GAMMA_STANDIN.values() if standin in text}
+    if used:
+        return _parse_antlr(text)  # no free stand-in: as latex2sympy2 1.11 reads it
+    expr = _parse_antlr(_GAMMA.sub(lambda m: "\\" + _GAMMA_STANDIN[m.group(1)], text))
+    back = {standin: name for name, standin in _GAMMA_STANDIN.items()}
+
+    def rename(name: str) -> str:
+        for standin, original in back.items():
+            name = name.replace(standin, original)
+        return name
+
+    mapping: dict[Any, Any] = {}
+    if isinstance(expr, sympy.Basic):
+        for symbol in expr.atoms(sympy.Symbol):
+            if rename(symbol.name) != symbol.name:
+                mapping[symbol] = sympy.Symbol(rename(symbol.name), **symbol.assumptions0)
+        for applied in expr.atoms(sympy.core.function.AppliedUndef):
+            name = type(applied).__name__
+            if rename(name) != name:
+                mapping[applied] = sympy.Function(rename(name))(*applied.args)
+        if mapping:
+            with sympy.evaluate(False):
+                expr = expr.xreplace(mapping)
+    return expr
+
+
+@lru_cache(maxsize=2)
+def _dialect(compat: str | None) -> str:
+    """The latex2sympy2 reading to reproduce: the pipeline's pinned 1.10.2 in compat mode, else
+    the installed version's."""
+    from importlib.metadata import version
+
+    if compat == COMPAT_PHYBENCH:
+        return "1.10"
+    try:
+        major, minor = (int(part) for part in version("latex2sympy2_extended").split(".")[:2])
+    except Exception:  # noqa: BLE001 - an unreadable version: the current reading
+        return "1.11"
+    return "1.10" if (major, minor) < (1, 11) else "1.11"
+
+
+_ACCENT_NAMES = None  # filled from latex_fast on first use
+
+
+def _lone_differential(text: str, d: int, command: int) -> bool:
+    """True for ``{d\\theta}`` (a braced group holding only ``d`` and one command, perhaps with a
+    superscript): the denominator of a derivative such as ``\\frac{dP}{d\\Omega}``, kept whole."""
+    if text[:d].rstrip()[-1:] != "{":
+        return False
+    k = command + 1
+    while k < len(text) and text[k].isalpha():
+        k += 1
+    while k < len(text) and text[k] == " ":
+        k += 1
+    if text[k : k + 1] == "^":
+        k += 1
+        if text[k : k + 1] == "{":
+            close = text.find("}", k)
+            k = len(text) if close < 0 else close + 1
+        else:
+            k += 1
+    while k < len(text) and text[k] == " ":
+        k += 1
+    return text[k : k + 1] == "}"
+
+
+def split_differential_commands(text: str) -> str:
+    """``d`` directly before a command, as in ``d\\sin\\phi`` or ``d \\sqrt{x}``, as ``d`` times the
+    command: latex2sympy2's grammar lexes ``d`` followed by a command as one differential token
+    and reads it as a symbol (``dsin``, ``dsqrt``). A thin space after the ``d`` (skipped by the
+    lexer) makes it a letter of its own. ``d`` before a letter (``dx``) is left alone, and so is a
+    derivative's denominator ``{d\\theta}``: there ``d`` is a differential.
+    """
+    global _ACCENT_NAMES
+    if "d" not in text or "\\" not in text:
+        return text
+    if _ACCENT_NAMES is None:
+        from physeval.answers.latex_fast import _ACCENTS
+
+        _ACCENT_NAMES = _ACCENTS
+    out: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            j = i + 1
+            while j < n and text[j].isalpha():
+                j += 1
+            if text[i + 1 : j] in _ACCENT_NAMES:
+                k = j + 1 if text[j : j + 1].isspace() else j
+                if text[k : k + 1] == "{":  # an accent's argument is raw text: copy it as it is
+                    close = text.find("}", k)
+                    j = n if close < 0 else close + 1
+            out.append(text[i : max(j, i + 2)])
+            i = max(j, i + 2)
+            continue
+        if c == "d":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j < n and text[j].isalpha():  # a differential such as dx: one token, kept
+                out.append(text[i : j + 1])
+                i = j + 1
+                continue
+            if j + 1 < n and text[j] == "\\" and text[j + 1].isalpha() and not _lone_differential(text, i, j):
+                out.append("d\\,")
+                i += 1
+                continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 @lru_cache(maxsize=1)
@@ -202,14 +352,14 @@ def _parse_uncached(text: str, compat: str | None) -> Conversion:
 
     try:
         try:
-            expr, bounded = parse_bounded(_parse, text)
+            expr, bounded = parse_bounded(partial(_parse, compat=compat), text)
         except Exception:
             # The grammar rejects some '\\frac{a}{b}(...)' products; retry with an explicit
             # product sign (default mode only: the pipeline has no such retry).
             retry = _BRACE_PAREN.sub(r"} \\cdot (", text)
             if compat == COMPAT_PHYBENCH or retry == text:
                 raise
-            expr, bounded = parse_bounded(_parse, retry)
+            expr, bounded = parse_bounded(partial(_parse, compat=compat), retry)
     except RecursionError:
         return Conversion(None, text, UNPARSEABLE, f"{_TOO_DEEP} to parse")
     except Exception as exc:

@@ -1,0 +1,52 @@
+"""Equivalences the numeric probe sees and the exact rewrites prove, and the near misses they must not pass.
+
+Each accepted pair is an identity for every positive value of the symbols; each near miss
+differs from its reference by a rounding, a sign or a swapped function, and must never be
+called equivalent (it is ``wrong`` when the probe sees the difference, ``undecided`` when the
+difference is below the probe's tolerance).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from physeval.grading.eed import eed
+
+EQUIVALENT = [
+    # a decimal that is an exact rational (1.8 = 9/5)
+    (r"\frac{3\sqrt5}{5}\sqrt{gr}", r"\sqrt{1.8 g r}", "exact decimals"),
+    (r"\frac{9}{5} m g", r"1.8 m g", ""),
+    (r"\frac{1}{8}\sqrt{\frac{k}{m}}", r"0.125\sqrt{k/m}", ""),
+    # 1 - sin(theta) = 2 sin^2(pi/4 - theta/2), written with an absolute value
+    (r"\sqrt{2gL(1-\sin\theta)}", r"2\sqrt{gL}\left|\sin\left(\frac{\pi}{4}-\frac{\theta}{2}\right)\right|", ""),
+    # the half-angle rewrite
+    (r"\frac{1-\cos(\pi/n)}{2}", r"\sin^2\left(\frac{\pi}{2n}\right)", ""),
+]
+
+NEAR_MISSES = [
+    (r"\frac{3\sqrt5}{5}\sqrt{gr}", r"\sqrt{1.81 g r}"),  # a decimal one digit off
+    (r"\frac{3\sqrt5}{5}\sqrt{gr}", r"\sqrt{1.80000000001 g r}"),  # below the probe's tolerance: never accepted
+    (r"\frac{1}{3}", "0.3333333333"),  # a rounded rational is not the rational
+    (r"\frac{\sqrt{5}}{3}\sqrt{gr}", r"\sqrt{0.556 g r}"),
+    (r"x-1", r"|x-1|"),  # an absolute value is not its argument
+    (r"\sqrt{2gL(1-\sin\theta)}", r"2\sqrt{gL}\sin\left(\frac{\pi}{4}-\frac{\theta}{2}\right)"),  # the sign dropped
+    (r"\sqrt{2gL(1-\sin\theta)}", r"2\sqrt{gL}\left|\cos\left(\frac{\pi}{4}-\frac{\theta}{2}\right)\right|"),
+    (r"\sqrt{2gL(1-\sin\theta)}", r"\sqrt{2gL}\left|\sin\left(\frac{\pi}{4}-\frac{\theta}{2}\right)\right|"),
+    (r"\frac{1-\cos(\pi/n)}{2}", r"\sin^2\left(\frac{\pi}{n}\right)"),  # the half angle missed
+    (r"\frac{1-\cos(\pi/n)}{2}", r"\cos^2\left(\frac{\pi}{2n}\right)"),
+    (r"\sqrt{x}\sqrt{y}", r"-\sqrt{xy}"),
+]
+
+
+@pytest.mark.parametrize(("reference", "answer", "how"), EQUIVALENT)
+def test_the_probe_and_an_exact_rewrite_decide(reference: str, answer: str, how: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "correct" and result.score == 100, result.reason
+    assert how in result.reason
+
+
+@pytest.mark.parametrize(("reference", "answer"), NEAR_MISSES)
+def test_near_misses_are_never_equivalent(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert result.equivalent is not True and result.score < 100, result.reason
+    assert result.outcome in ("wrong", "undecided")
