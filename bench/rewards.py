@@ -29,10 +29,9 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "rewards"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _scene_programs import BROKEN, GOOD, SLOW, fenced, judge_script  # noqa: E402
-
 from physeval.rewards import SceneRewardOptions, SymbolicRewardOptions, score_batch  # noqa: E402
 from physeval.rewards.executors import LocalExecutor, RayExecutor  # noqa: E402
 from physeval.rewards.loadtest import run_load  # noqa: E402

@@ -113,3 +113,16 @@ def shared_data() -> Path:
 
 
 __all__ = ["Reply", "ScriptedServer", "SHARED_DATA"]
+
+
+@pytest.fixture(scope="session")
+def real_sandbox() -> Iterator[Path]:
+    """A data directory whose sandbox environment the real ``physeval sandbox setup`` made (offline,
+    from the wheels of the user's own setup); skips with the fix when there are none."""
+    import shutil
+
+    from _real_sandbox import real_sandbox_data_dir
+
+    data = real_sandbox_data_dir()
+    yield data
+    shutil.rmtree(data, ignore_errors=True)

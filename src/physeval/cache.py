@@ -11,13 +11,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
-
-import platformdirs
 
 from physeval.models.base import Completion
 
@@ -26,8 +23,9 @@ __all__ = ["ResponseCache", "default_cache_path", "cache_key"]
 
 def default_cache_path() -> Path:
     """``$PHYSEVAL_CACHE_DIR/responses.sqlite``, else the platform's user cache dir."""
-    root = os.environ.get("PHYSEVAL_CACHE_DIR") or platformdirs.user_cache_dir("physeval")
-    return Path(root) / "responses.sqlite"
+    from physeval.paths import cache_dir
+
+    return cache_dir() / "responses.sqlite"
 
 
 def cache_key(model_identity: str, messages: list[dict[str, Any]], params: dict[str, Any], sample: int) -> str:

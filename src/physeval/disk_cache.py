@@ -60,12 +60,9 @@ def cache_dir() -> Path:
 
     Read on every call, so a test (or a caller) that changes the variable moves the cache.
     """
-    root = os.environ.get("PHYSEVAL_CACHE_DIR")
-    if not root:
-        import platformdirs
+    from physeval.paths import cache_dir as physeval_cache_dir
 
-        root = platformdirs.user_cache_dir("physeval")
-    return Path(root) / "eed"
+    return physeval_cache_dir() / "eed"
 
 
 # The modules whose code decides what an entry holds: their source is part of every key, so an

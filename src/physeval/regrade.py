@@ -80,6 +80,9 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
             kept.append(row)
             continue
         jobs.append((row.cleared(), problem))
+    preflight = getattr(task, "preflight", None)
+    if jobs and preflight is not None:  # a broken sandbox or a dead judge stops here, before any row is rewritten
+        asyncio.run(preflight())
     graded = asyncio.run(grade_rows(task, jobs, target, concurrency=concurrency))
     changed = sum(1 for r in graded if before.get(r.key) != (r.correct, r.outcome))
     with RunStore(target) as store:

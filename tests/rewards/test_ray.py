@@ -8,7 +8,6 @@ import pytest
 ray = pytest.importorskip("ray", reason="ray is not installed (the ray or dev extra)")
 
 from _scene_programs import BROKEN, GOOD, STATIC, fenced, judge_script  # noqa: E402
-
 from physeval.rewards import SceneRewardOptions, SymbolicRewardOptions, score_batch  # noqa: E402
 from physeval.rewards.executors import LocalExecutor, RayExecutor  # noqa: E402
 from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster  # noqa: E402

@@ -12,8 +12,8 @@ recorded here, and the judge's answer is taken as it is. The scripted judge belo
 from __future__ import annotations
 
 import pytest
-from _scene_programs import CAPTIONS_YES, NO_MOTION, STATIC, fenced, judge_script
 
+from _scene_programs import CAPTIONS_YES, NO_MOTION, STATIC, fenced, judge_script
 from physeval.rewards import SceneRewardOptions, score_batch
 from physeval.rewards.executors import LocalExecutor
 from physeval.rewards.scene import JUDGE_RULES, POLICY_RULES, training_scene_prompt

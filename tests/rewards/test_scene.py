@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from _scene_programs import BROKEN, GOOD, SLOW, fenced, judge_script
 
+from _scene_programs import BROKEN, GOOD, SLOW, fenced, judge_script
 from physeval.rewards import SceneRewardOptions, score_batch
 from physeval.rewards.executors import LocalExecutor
 from physeval.testing import Reply, ScriptedModel
@@ -140,7 +140,6 @@ def test_a_render_worker_that_dies_is_not_measured_and_the_next_render_gets_a_fr
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from _scene_programs import die_in_render_worker
-
     from physeval.rewards import executors
 
     pool = LocalExecutor(render_workers=1)

@@ -25,8 +25,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the serve extra (fastapi, uvicorn) is not installed")
 pytest.importorskip("uvicorn", reason="the serve extra (fastapi, uvicorn) is not installed")
 import httpx
-from _scene_programs import GOOD, fenced, judge_script
 
+from _scene_programs import GOOD, fenced, judge_script
 from physeval.rewards import RewardResult, SceneRewardOptions
 from physeval.rewards.loadtest import run_load
 from physeval.rewards.service import ServiceOptions, create_app

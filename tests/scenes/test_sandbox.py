@@ -266,16 +266,17 @@ def test_the_unsafe_backend_must_be_asked_for_and_warns() -> None:
 
 _HOST_THAT_DIES = r"""
 import os, sys
-from physeval.scenes.sandbox import SandboxLimits, host, run_sandboxed
+from physeval.scenes.sandbox import SandboxLimits, host, run_sandboxed, verify_environment
 lo = int(sys.argv[2])
 host.UID_RANGE = (lo, lo + 100_000)
+environment = verify_environment(sandbox=sys.argv[1])  # its probe's output is not the program's
 add = host._Tail.add
 def forward(self, data):  # the program's output reaches the test as it comes: the test waits on it
     os.write(1, data)
     add(self, data)
 host._Tail.add = forward
 run_sandboxed("import time\nprint('started', flush=True)\ntime.sleep(600)\n", limits=SandboxLimits(wall_s=600),
-              sandbox=sys.argv[1])
+              sandbox=sys.argv[1], environment=environment)
 """
 
 

@@ -56,10 +56,14 @@ def test_setup_installs_exactly_the_listed_packages_and_switches_to_the_build(
     root = tmp_path / "env"
     python = setup.setup_sandbox_env(root)
     assert python == root / "bin" / "python" and python.exists()
-    assert calls and calls[0][1:4] == ["-m", "pip", "install"]
-    assert set(calls[0][-7:]) == {
-        "numpy", "matplotlib", "opencv-python-headless", "imageio", "imageio-ffmpeg", "av", "scipy",
-    }  # fmt: skip
+    download, install = calls[0], calls[1]  # wheels first (binary only), then the install from them alone
+    assert download[1:4] == ["-I", "-m", "pip"] and "download" in download and "--only-binary=:all:" in download
+    assert "install" in install and "--no-index" in install and "--only-binary=:all:" in install
+    assert install[install.index("--find-links") + 1] == str(tmp_path / "env.wheels")
+    for cmd in (download, install):
+        assert set(cmd[-7:]) == {
+            "numpy", "matplotlib", "opencv-python-headless", "imageio", "imageio-ffmpeg", "av", "scipy",
+        }  # fmt: skip
     assert root.is_symlink() and root.resolve().parent == setup.builds_dir(root)
     assert os.stat(root / "lib").st_mode & 0o055 == 0o055  # the sandbox uid can read it
     assert os.stat(root / "lib" / "mod.py").st_mode & 0o044 == 0o044

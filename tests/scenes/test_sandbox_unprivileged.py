@@ -22,8 +22,10 @@ from pathlib import Path
 import pytest
 
 import physeval
+from _real_sandbox import WHEELS_VARIABLE, user_wheels
 
-SUITES = ["test_sandbox.py", "test_sandbox_hostile.py", "test_sandbox_supervision.py", "test_render_hostile_video.py"]
+SUITES = ["test_sandbox.py", "test_sandbox_hostile.py", "test_sandbox_supervision.py", "test_render_hostile_video.py",
+          "test_sandbox_entry_points.py"]
 NESTED = "PHYSEVAL_TEST_UNPRIVILEGED"
 USER = "physeval-h3-test"
 
@@ -76,6 +78,7 @@ def _interpreter_prefix_under_root() -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 @pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
 def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_tmp: Path) -> None:
     here = Path(__file__).resolve().parent
@@ -90,6 +93,11 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
         stage = tmp_path / f"stage{i}"
         stage.mkdir()
         steps.append(f"mount --bind '{prefix}' '{stage}'")
+    wheels = user_wheels()  # the ordinary user sets its own environment up, offline, from these wheels
+    seen_wheels = tmp_path / "wheels"
+    if wheels.is_dir():
+        seen_wheels.mkdir()
+        steps.append(f"mount --bind -o ro '{wheels}' '{seen_wheels}'")
     if len(steps) > 1:
         steps.append("mount -t tmpfs -o mode=0755,size=1m tmpfs /root")
         for i, prefix in enumerate(_interpreter_prefix_under_root()):
@@ -109,11 +117,12 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
     steps.append(
         f"exec setpriv --reuid={ordinary_user} --regid={ordinary_user} --clear-groups "
         f"env -i PATH=/usr/local/bin:/usr/bin:/bin HOME={home} TMPDIR={work} {NESTED}=1 PYTHONPATH={source} "
+        f"{WHEELS_VARIABLE}={seen_wheels} "
         + " ".join(f"'{a}'" for a in pytest_cmd)
     )
     proc = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(steps)],
-        cwd=repo, capture_output=True, text=True, timeout=600, check=False,
+        cwd=repo, capture_output=True, text=True, timeout=3000, check=False,
     )  # fmt: skip
     tail = (proc.stdout + proc.stderr)[-4000:]
     assert proc.returncode == 0, tail
@@ -122,3 +131,5 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
     assert " passed" in summary and " failed" not in summary, tail
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("SKIPPED")]
     assert not any("bwrap:" in ln for ln in skipped), skipped  # bwrap ran; only root-only backends skip
+    if any(user_wheels().glob("*.whl")):  # the environment the ordinary user set up was used, not skipped
+        assert not any("no sandbox wheels" in ln for ln in skipped), skipped

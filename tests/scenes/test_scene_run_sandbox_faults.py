@@ -117,35 +117,42 @@ def test_a_render_pool_that_dies_gives_sandbox_error_rows_and_a_fresh_pool(
     assert all(r.completion and "```python" in r.completion for r in rows)  # kept for --retry-errors
 
 
-def _build(where: Path) -> Path:
-    """A stand-in setup build: ``bin/python`` links the test interpreter."""
-    (where / "bin").mkdir(parents=True)
-    os.symlink(sys.executable, where / "bin" / "python")
-    return where
+def _without_libraries(where: Path) -> Path:
+    """A venv without numpy, matplotlib or cv2 (an interrupted setup leaves one like it)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    return where / "bin" / "python"
 
 
-def test_renders_use_the_build_verified_at_preflight_even_when_setup_switches_meanwhile(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.skipif(not AVAILABLE, reason="no isolating sandbox backend here")
+def test_a_broken_environment_is_never_the_programs_fault_on_any_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import asyncio
+    from physeval.rewards import SceneRewardOptions, scene_reward
+    from physeval.scenes.render import render_program
 
-    from physeval.tasks.registry import get_task
+    program = PROGRAM.content.split("```python\n", 1)[1].split("```", 1)[0]
+    run = tmp_path / "run"
+    with ScriptedServer(lambda r: PROGRAM) as server:  # a healthy run first, to regrade below
+        assert main(["run", "bank-scene", "--model", "openai/m", "--base-url", server.base_url, "--limit", "2",
+                     "--out", str(run), "--no-progress"]) == EXIT_OK
+    capsys.readouterr()
+    monkeypatch.setenv("PHYSEVAL_SANDBOX_PYTHON", str(_without_libraries(tmp_path / "half-built")))
 
-    first, second = _build(tmp_path / "builds" / "a"), _build(tmp_path / "builds" / "b")
-    root = tmp_path / "sandbox-venv"
-    os.symlink(first, root)
-    monkeypatch.setenv("PHYSEVAL_SANDBOX_PYTHON", str(root / "bin" / "python"))
-    import physeval.scenes.sandbox as sandbox_package
-    from physeval.scenes.sandbox import EnvironmentCheck
+    render = render_program(program, keep_dir=tmp_path)  # the API: a sandbox error with the fix, not "error"
+    assert render.stage == "sandbox_error" and "physeval sandbox setup" in render.reason
+    assert "numpy (import numpy): ModuleNotFoundError" in render.reason
 
-    def verified(python: str, sandbox: str = "auto") -> EnvironmentCheck:  # the stand-ins hold no packages
-        return EnvironmentCheck(python=python, lock_file=None, sha256=None)
+    (tmp_path / "p.py").write_text(program)  # the CLI: a user error naming the fix, after the record
+    assert main(["render", str(tmp_path / "p.py"), "--out", str(tmp_path)]) == EXIT_USER_ERROR
+    out, err = capsys.readouterr()
+    assert json.loads(out)["stage"] == "sandbox_error" and "physeval sandbox setup" in err
 
-    monkeypatch.setattr(sandbox_package, "verify_environment", verified)
-    task = get_task("bank-scene", render_workers=1)
-    asyncio.run(task.preflight())
-    os.symlink(second, tmp_path / "next")
-    os.replace(tmp_path / "next", root)  # what a concurrent `physeval sandbox setup` does
-    render = asyncio.run(task._render("import sys\nsys.exit(sys.executable)\n", None, "v.mp4"))
-    assert render.stage == "error" and str(first / "bin" / "python") in render.stderr_tail
-    assert task.provenance()["sandbox"]["verified"]["python"] == str(first / "bin" / "python")
+    reward = scene_reward(f"```python\n{program}```", {"questions": [{"index": "1", "question": "Moves?"}]},
+                          SceneRewardOptions(judges=("openai/never-asked",)))
+    assert reward.reward is None and "physeval sandbox setup" in reward.reason  # not measured, never a 0
+
+    before = [(r.key, r.status, r.grade) for r in RunStore(run).rows()]
+    assert [status for _, status, _ in before] == ["answered"] * 2
+    assert main(["regrade", str(run)]) == EXIT_USER_ERROR  # stops before rewriting anything, with the fix
+    assert "physeval sandbox setup" in capsys.readouterr().err
+    assert [(r.key, r.status, r.grade) for r in RunStore(run).rows()] == before  # the measured verdicts are kept

@@ -43,6 +43,16 @@ async def split_stage(ctx: BuildContext) -> StageReport:
     return StageReport("split", total=len(items), ok=len(items))
 
 
+async def _environment(sandbox: str) -> Any:
+    """The verified sandbox environment of the solve stage, or a user error naming the fix."""
+    from physeval.scenes.sandbox import SandboxEnvironmentError, SandboxUnavailable, verify_environment
+
+    try:
+        return await asyncio.to_thread(verify_environment, None, sandbox=sandbox)
+    except (SandboxUnavailable, SandboxEnvironmentError) as exc:
+        raise UserError(f"solve: the sandbox cannot run programs here: {exc}") from exc
+
+
 async def solve_stage(ctx: BuildContext) -> StageReport:
     """Solver programs for the train split, rendered and judged as in evaluation."""
     from physeval.scenes.judge import judge_video
@@ -69,13 +79,14 @@ async def solve_stage(ctx: BuildContext) -> StageReport:
             async with renders:
                 render = await asyncio.to_thread(render_program, code, timeout=opts.render_timeout,
                                                  keep_dir=video_dir, video_name=f"{key}_s{sample}.mp4",
-                                                 sandbox=opts.sandbox)
+                                                 sandbox=opts.sandbox, environment=environment)
             if render.stage == "sandbox_error":  # not the program's fault: never route a scene to RL for it
                 raise UserError(f"solve: the sandbox cannot run programs here: {render.reason} "
                                 "(see `physeval sandbox check`, or pass --sandbox)")
             attempt: dict[str, Any] = {"sample": sample, "program": code, "reasoning": completion.reasoning,
                                        "stage": render.stage, "reason": render.reason,
-                                       "video": _relative(render.video_path, ctx), "verdict": None}
+                                       "video": _relative(render.video_path, ctx), "verdict": None,
+                                       "sandbox": (render.environment or {}).get("build")}
             if render.playable:
                 verdict = await judge_video(questions=[{"index": str(i), "question": q} for i, q in
                                                        enumerate(record["questions"], 1)],
@@ -97,6 +108,8 @@ async def solve_stage(ctx: BuildContext) -> StageReport:
         return Item("solve", key, "ok", data)
 
     inputs = [(i.key, i.data) for i in ctx.live_items("split") if i.data["split"] == "train"]
+    # one verified build for every solver program of the stage (nothing to render: nothing to verify)
+    environment = await _environment(opts.sandbox) if inputs else None
     return await run_items(ctx, "solve", inputs, work)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,16 @@ def _add_scene_commands(sub: Any) -> None:
                              description="Prepare (setup) or inspect (check) the isolated interpreter for "
                                          "scene programs.")
     sandbox.add_argument("action", choices=["setup", "check"])
-    sandbox.add_argument("--path", help="where to create the venv (default: the user data dir)")
+    sandbox.add_argument("--path", help="where to create the venv (default: sandbox-venv in the data dir, "
+                                        "$PHYSEVAL_DATA_DIR or the user data dir)")
     sandbox.add_argument("--sandbox", default="auto",
-                         help="backend to check: auto (default), bwrap, namespaces, none (unsafe)")
+                         help="backend to check in: auto (default), bwrap, namespaces, none (unsafe)")
+    sandbox.add_argument("--force", action="store_true",
+                         help="setup: build a new environment even when the current one is complete")
+    sandbox.add_argument("--offline", action="store_true",
+                         help="setup: install from the wheels an earlier setup downloaded (no package index)")
+    sandbox.add_argument("--wheels", help="setup: the wheel folder to download into and install from "
+                                          "(default: sandbox-venv.wheels beside the venv)")
     sandbox.set_defaults(func=_cmd_sandbox)
 
     render = sub.add_parser("render", help="render one scene program in the sandbox",
@@ -62,17 +70,43 @@ def _add_build_commands(sub: Any) -> None:
 
 
 def _cmd_sandbox(args: argparse.Namespace) -> int:
-    from physeval.scenes.sandbox import isolation_report, sandbox_venv_path, setup_sandbox_env
+    from physeval.scenes.sandbox import isolation_report
 
     if args.action == "setup":
-        python = setup_sandbox_env(args.path or sandbox_venv_path())
-        print(f"sandbox interpreter ready: {python}")
-        if args.path:
-            print(f"use it with: export PHYSEVAL_SANDBOX_PYTHON={python}")
-        return 0
-    report = isolation_report(args.sandbox, probe=True)
+        return _sandbox_setup(args)
+    python = str(Path(args.path).absolute() / "bin" / "python") if args.path else None
+    report = isolation_report(args.sandbox, python=python, probe=True)
     print(json.dumps(report, indent=2, default=str))
-    return 1 if report["mode"] == "unavailable" else 0
+    if report["mode"] == "unavailable":
+        return 1
+    return 0 if report.get("verified") else 1  # the environment checked inside the backend, as programs meet it
+
+
+def _sandbox_setup(args: argparse.Namespace) -> int:
+    """``physeval sandbox setup``: build (or keep) the environment, then check it as programs meet it."""
+    from physeval.scenes.sandbox import sandbox_venv_path, setup_sandbox_env
+    from physeval.scenes.sandbox.report import environment_status
+    from physeval.scenes.sandbox.setup import is_set_up
+
+    root = Path(args.path).absolute() if args.path else sandbox_venv_path()
+    if is_set_up(root) and not args.force:
+        python = root / "bin" / "python"
+        print(f"sandbox interpreter already set up: {python} (--force builds a new one)")
+    else:
+        python = setup_sandbox_env(root, offline=args.offline, wheels=args.wheels)
+        print(f"sandbox interpreter ready: {python}")
+    status = environment_status(str(python), args.sandbox)
+    if status["verified"]:
+        verified = status["verified"]
+        print(f"checked under {verified['backend']}: {len(verified['modules_imported'])} libraries import, "
+              f"{verified['packages_verified']} locked packages match ({verified['build']})")
+    elif status["missing_packages"] is None:  # no sandbox to check in here
+        print(f"not checked in a sandbox: {status['environment_error']}", file=sys.stderr)
+    else:
+        raise UserError(status["environment_error"])
+    if args.path:
+        print(f"use it with: export PHYSEVAL_SANDBOX_PYTHON={python}")
+    return 0
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -84,6 +118,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
     render = render_program(code, timeout=args.timeout, keep_dir=Path(args.out).resolve(),
                             video_name=Path(args.program).stem + ".mp4", sandbox=args.sandbox)
     print(json.dumps(render.to_dict(), indent=2, default=str))
+    if render.stage == "sandbox_error":  # the host's fault, not the program's: a user error with the fix
+        raise UserError(f"the program was not run: {render.reason}")
     return 0 if render.playable else 1
 
 

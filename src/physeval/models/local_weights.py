@@ -36,13 +36,10 @@ SETUP_HINT = "fetch the embedded model's weights once with: physeval local setup
 
 
 def weights_dir() -> Path:
-    """Physeval's folder for model weights (``PHYSEVAL_DATA_DIR``, else the user data directory)."""
-    base = os.environ.get("PHYSEVAL_DATA_DIR")
-    if base:
-        return Path(base) / "models"
-    from platformdirs import user_data_dir
+    """Physeval's folder for model weights: ``models`` in :func:`physeval.paths.data_dir`."""
+    from physeval.paths import data_dir
 
-    return Path(user_data_dir("physeval")) / "models"
+    return data_dir() / "models"
 
 
 def _from_installed_package() -> Path | None:

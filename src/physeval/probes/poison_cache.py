@@ -61,10 +61,9 @@ class PoisonCache(SQLiteFile):
 
     def __init__(self, path: str | Path | None = None) -> None:
         if path is None:
-            import platformdirs
+            from physeval.paths import cache_dir
 
-            root = os.environ.get("PHYSEVAL_CACHE_DIR") or platformdirs.user_cache_dir("physeval")
-            path = Path(root) / "poison.sqlite"
+            path = cache_dir() / "poison.sqlite"
         super().__init__(path, _SCHEMA, timeout=30)
 
     @classmethod

@@ -10,7 +10,10 @@ rewards. An executor offers three awaitable operations and nothing else:
   identical to serial.
 * ``render(job)``: one scene program rendered in the sandbox (and, for frames mode, its frames
   sampled in the same worker, so decoding never happens on the event loop). Locally a spawn
-  process pool of ``render_workers``; on Ray one task per program (``num_cpus=1``).
+  process pool of ``render_workers``, every job under the environment the batch verified
+  (``job.environment``); on Ray one task per program (``num_cpus=1``), which verifies on its
+  node (the driver's build when the node has it, see
+  :func:`~physeval.scenes.sandbox.verify_on_this_node`).
 * ``judge(job)``: one judge verdict. Locally a coroutine on the caller's loop (requests overlap,
   bounded by the caller's semaphore); on Ray a call of one zero-CPU asynchronous actor
   (:class:`JudgeService`) that keeps the judge clients and overlaps the requests.
@@ -29,7 +32,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +49,8 @@ class RenderJob:
 
     ``n_frames > 0`` samples that many frames in the worker after a playable render; ``discard``
     deletes the video (and its temporary directory) afterwards, once the frames are taken.
+    ``environment`` is the verified sandbox environment the batch pinned (``None``: resolved in
+    the worker); ``python`` the interpreter a Ray node should use when it has it.
     """
 
     code: str
@@ -56,6 +61,8 @@ class RenderJob:
     n_frames: int = 0
     max_side: int = 448
     discard: bool = False
+    environment: Any = None  # an EnvironmentCheck (kept as Any: this module imports no scene code at import)
+    python: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ def render_job(job: RenderJob) -> tuple[Any, list[Any] | None]:
     from physeval.scenes.render import render_program
 
     render = render_program(job.code, timeout=job.timeout, keep_dir=job.keep_dir, video_name=job.video_name,
-                            sandbox=job.sandbox)
+                            sandbox=job.sandbox, python=job.python, environment=job.environment)
     frames = None
     if render.playable and job.n_frames > 0 and render.video_path:
         try:
@@ -112,6 +119,20 @@ class JudgeService:
         if key not in self._judges:
             self._judges[key] = [model_from_spec(spec, base_url=job.base_url) for spec in job.judges]
         return await judge_video(judges=self._judges[key], **job.kwargs)
+
+
+def _ray_render_job(job: RenderJob) -> tuple[Any, list[Any] | None]:
+    """:func:`render_job` on a Ray node: the environment is pinned and verified on the node itself."""
+    from physeval.scenes.render import Render, Stage
+    from physeval.scenes.sandbox import SandboxEnvironmentError, SandboxUnavailable, verify_on_this_node
+
+    try:
+        environment = verify_on_this_node(job.python, sandbox=job.sandbox)
+    except (SandboxUnavailable, SandboxEnvironmentError) as exc:
+        import platform
+
+        return Render(stage=Stage.SANDBOX_ERROR, reason=f"on Ray node {platform.node()}: {exc}"), None
+    return render_job(replace(job, environment=environment))
 
 
 def _hold(seconds: float) -> float:
@@ -162,6 +183,17 @@ class LocalExecutor:
 
         if self.grading_processes is None:
             grade_many(_hold, [0.2] * max(2, worker_count()))
+
+    async def pin_environment(self, sandbox: str) -> dict[str, Any]:
+        """The sandbox environment of one batch, as :class:`RenderJob` fields: verified here, once.
+
+        Raises :class:`~physeval.scenes.sandbox.SandboxUnavailable` or
+        :class:`~physeval.scenes.sandbox.SandboxEnvironmentError` (the batch's renders are then
+        not measured).
+        """
+        from physeval.scenes.sandbox import verify_environment
+
+        return {"environment": await asyncio.to_thread(verify_environment, None, sandbox=sandbox)}
 
     async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
         """Render in the process pool.
@@ -221,7 +253,7 @@ class RayExecutor:
             ray.init(address=address, ignore_reinit_error=True, include_dashboard=False, log_to_driver=False, **extra)
         self._ray = ray
         self.chunk_size = max(1, chunk_size)
-        self._render = ray.remote(num_cpus=1, max_retries=2)(render_job)
+        self._render = ray.remote(num_cpus=1, max_retries=2)(_ray_render_job)
         self._grade = ray.remote(num_cpus=1, max_retries=2)(_chunk)
         self._judge_actor: Any = None
         self._lock = threading.Lock()
@@ -233,6 +265,13 @@ class RayExecutor:
         refs = [self._grade.remote(fn, chunk) for chunk in chunks]
         parts = await asyncio.gather(*(asyncio.wrap_future(ref.future()) for ref in refs))
         return [result for part in parts for result in part]
+
+    async def pin_environment(self, sandbox: str) -> dict[str, Any]:
+        """The batch's interpreter as the driver names it now (pinned, not verified: the driver may
+        have no sandbox); each node verifies it, or its own when it lacks it (:func:`_ray_render_job`)."""
+        from physeval.scenes.sandbox import default_sandbox_python, pin_interpreter
+
+        return {"python": pin_interpreter(default_sandbox_python())}
 
     async def render(self, job: RenderJob) -> tuple[Any, list[Any] | None]:
         """One Ray task per program."""

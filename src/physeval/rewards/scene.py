@@ -157,7 +157,7 @@ def _all_false(questions: Sequence[Any], mode: str) -> dict[str, bool]:
 def _render_summary(render: Any) -> dict[str, Any]:
     return {"stage": render.stage, "reason": render.reason, "exit_code": render.exit_code,
             "wall_s": render.wall_s, "killed_reason": render.killed_reason, "sandbox_mode": render.sandbox_mode,
-            "stderr_tail": (render.stderr_tail or "")[-500:]}
+            "stderr_tail": (render.stderr_tail or "")[-500:], "environment": render.environment}
 
 
 def _stage_failed(stage: str, reason: str, questions: Sequence[Any], options: SceneRewardOptions,
@@ -199,8 +199,22 @@ class _Scorer:
         self.judges = list(judges) if judges is not None else None
         self.keep_dir = keep_dir
         self.semaphore = asyncio.Semaphore(options.judge_concurrency)
+        self._pinned: dict[str, Any] | BaseException | None = None
+        self._pin_lock = asyncio.Lock()
         if self.judges is None and not options.judges:
             raise ValueError("the scene reward needs judges: SceneRewardOptions(judges=(...)) or judges=[models]")
+
+    async def _pin(self) -> dict[str, Any] | BaseException:
+        """The batch's sandbox environment (resolved once, at its first render), or why there is none."""
+        from physeval.scenes.sandbox import SandboxEnvironmentError, SandboxUnavailable
+
+        async with self._pin_lock:
+            if self._pinned is None:
+                try:
+                    self._pinned = await self.executor.pin_environment(self.options.sandbox)
+                except (SandboxUnavailable, SandboxEnvironmentError) as exc:
+                    self._pinned = exc
+        return self._pinned
 
     async def _judge(self, **kwargs: Any) -> Any:
         if self.judges is not None:  # model objects: asked on this loop whatever the executor
@@ -226,9 +240,12 @@ class _Scorer:
                   "scenario": scenario}
         if options.mode == "text":
             return await self._judged(code, "judged_text", None, mode="text", code=code, **common)
+        pinned = await self._pin()
+        if isinstance(pinned, BaseException):  # the host's environment, not the rollout: not measured
+            return _stage_failed("sandbox_error", str(pinned), questions, options, code)
         job = RenderJob(code=code, timeout=options.render_timeout, sandbox=options.sandbox, keep_dir=self.keep_dir,
                         video_name=f"rollout_{index}.mp4", n_frames=options.n_frames if options.mode == "frames" else 0,
-                        discard=options.mode == "frames")
+                        discard=options.mode == "frames", **pinned)
         render, frames = await self.executor.render(job)
         summary = _render_summary(render)
         if not render.playable:

@@ -6,7 +6,9 @@ one before:
 
     no_code        no program was extracted from the reply (nothing ran)
     sandbox_error  the sandbox itself failed to start, no isolating backend is available here,
-                   or the render worker died (never the program's doing: it cannot reach its
+                   the sandbox interpreter's environment is broken (a missing library, a lock
+                   file it disagrees with: the reason names ``physeval sandbox setup``), or the
+                   render worker died (never the program's doing: it cannot reach its
                    supervision; nothing was measured and nothing ran unisolated)
     timeout        the wall-clock limit was reached; every process was killed
     error          the program ended any other way than exit status 0 within the limits
@@ -36,10 +38,13 @@ from typing import Any
 
 from physeval.scenes.sandbox import (
     AUTO,
+    EnvironmentCheck,
+    SandboxEnvironmentError,
     SandboxLimits,
     SandboxResult,
     SandboxUnavailable,
     run_sandboxed,
+    verify_environment,
 )
 from physeval.scenes.video import VideoBounds, VideoFacts, probe_video
 
@@ -85,6 +90,9 @@ class Render:
         sandbox_mode: The sandbox backend in force (``"bwrap"``, ``"namespaces"``, ``"none"``).
         video: Facts about the video (``None`` when no file was written).
         workdir_files: Files the program left in its working directory (name -> bytes).
+        environment: The verified sandbox environment the program ran under
+            (:meth:`~physeval.scenes.sandbox.EnvironmentCheck.to_dict`: the pinned interpreter,
+            its build, lock hash and backend); ``None`` when nothing ran.
     """
 
     stage: str
@@ -100,6 +108,7 @@ class Render:
     sandbox_mode: str | None = None
     video: VideoFacts | None = None
     workdir_files: dict[str, int] = field(default_factory=dict)
+    environment: dict[str, Any] | None = None
 
     @property
     def executable(self) -> bool:
@@ -136,6 +145,7 @@ def render_program(
     video_name: str = "video.mp4",
     sandbox: str = AUTO,
     bounds: VideoBounds | None = None,
+    environment: EnvironmentCheck | None = None,
 ) -> Render:
     """Run ``code`` in the sandbox with an output path as ``sys.argv[1]`` and grade the video.
 
@@ -145,34 +155,41 @@ def render_program(
         limits: Other resource limits (:class:`SandboxLimits` defaults when ``None``).
         keep_dir: Directory the video is moved to (created if needed). When ``None`` a new
             temporary directory is made and left for the caller.
-        python: Interpreter for the program (default: see ``default_sandbox_python``).
+        python: Interpreter for the program (default: see ``default_sandbox_python``); pinned
+            and verified inside the backend first (:func:`~physeval.scenes.sandbox.verify_environment`).
         video_name: File name of the video in ``keep_dir`` (unique per sample in a run dir).
         sandbox: The sandbox backend (``"auto"``: the best available isolating one).
         bounds: What the host agrees to decode of the video (:class:`VideoBounds` defaults).
+        environment: An environment already verified (a batch passes one to every render so
+            that all run under the same build); verified here when ``None``.
 
     Never raises for anything the program does. When the sandbox cannot run (no isolating
-    backend here, or the one named is unavailable) the stage is ``sandbox_error``.
+    backend here, the one named is unavailable, or the interpreter's environment is broken)
+    the stage is ``sandbox_error``, with the fix in the reason.
     """
     if code is None or not code.strip():
         return Render(stage="no_code", reason="no program in the reply")
     limits = dataclasses.replace(limits or SandboxLimits(), wall_s=float(timeout))
     dest = Path(keep_dir) if keep_dir is not None else Path(tempfile.mkdtemp(prefix="physeval-render-"))
     try:
+        if environment is None or sandbox not in (AUTO, environment.backend):
+            environment = verify_environment(environment.python if environment else python, sandbox=sandbox,
+                                             require_isolation=limits.require_isolation)
         result = run_sandboxed(
             code,
             args=(f"{{workdir}}/{video_name}",),
             limits=limits,
-            python=python,
+            environment=environment,
             collect=(video_name,),
             collect_dir=dest,
-            sandbox=sandbox,
+            sandbox=environment.backend,
         )
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, SandboxEnvironmentError) as exc:
         return Render(stage="sandbox_error", reason=str(exc))
     except OSError as exc:  # the sandbox's own binary or files could not be started: the host's fault
         return Render(stage="sandbox_error", reason=f"the sandbox could not start: {type(exc).__name__}: {exc}")
     video_path = result.files.get(video_name)
-    base = _base_fields(result, video_path)
+    base = _base_fields(result, video_path) | {"environment": environment.to_dict()}
     stage, reason = _program_stage(result, limits)
     if stage != "executable":
         return Render(stage=stage, reason=reason, **base)

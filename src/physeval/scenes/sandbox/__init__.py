@@ -51,8 +51,14 @@ from physeval.scenes.sandbox.environment import (
     EnvironmentCheck,
     SandboxEnvironmentError,
     verify_environment,
+    verify_on_this_node,
 )
-from physeval.scenes.sandbox.interpreter import default_sandbox_python, sandbox_venv_path
+from physeval.scenes.sandbox.interpreter import (
+    default_sandbox_python,
+    pin_interpreter,
+    sandbox_venv_path,
+    sandbox_wheels_path,
+)
 from physeval.scenes.sandbox.limits import (
     SandboxLimits,
     SandboxResult,
@@ -76,13 +82,16 @@ __all__ = [
     "choose_backend",
     "default_budget",
     "default_sandbox_python",
+    "pin_interpreter",
     "get_backend",
     "isolation_report",
     "register_backend",
     "run_sandboxed",
     "sandbox_venv_path",
+    "sandbox_wheels_path",
     "setup_sandbox_env",
     "verify_environment",
+    "verify_on_this_node",
 ]
 
 def run_sandboxed(
@@ -91,6 +100,7 @@ def run_sandboxed(
     args: Sequence[str] = (),
     limits: SandboxLimits | None = None,
     python: str | None = None,
+    environment: EnvironmentCheck | None = None,
     collect: Sequence[str] = (),
     collect_dir: str | os.PathLike[str] | None = None,
     sandbox: str = AUTO,
@@ -104,6 +114,10 @@ def run_sandboxed(
             (absolute) working directory, e.g. ``("{workdir}/out.mp4",)``.
         limits: Resource limits; :class:`SandboxLimits` defaults when ``None``.
         python: Interpreter for the program; :func:`default_sandbox_python` when ``None``.
+            Pinned and verified by :func:`verify_environment` before the program starts.
+        environment: An environment :func:`verify_environment` already returned (a batch
+            verifies once and hands it to every program, so all of them run under one build);
+            it is verified again only when it was checked under another backend.
         collect: Plain file names in the working directory to copy out after the run
             (regular files only, symlinks refused).
         collect_dir: Where collected files go (created if needed; required with ``collect``).
@@ -112,16 +126,21 @@ def run_sandboxed(
 
     Never raises for anything the program does. Raises :class:`SandboxUnavailable` when the
     backend asked for cannot run here, when ``auto`` finds no isolating backend, or when
-    ``none`` is asked for with ``limits.require_isolation``; ``ValueError`` for bad arguments.
+    ``none`` is asked for with ``limits.require_isolation``; :class:`SandboxEnvironmentError`
+    when the interpreter's environment is broken; ``ValueError`` for bad arguments.
     """
     limits = limits or SandboxLimits()
     backend = choose_backend(sandbox, require_isolation=limits.require_isolation)
-    python = os.path.abspath(python or default_sandbox_python())
+    if environment is not None and python is not None and environment.python != pin_interpreter(python):
+        raise ValueError(f"python={python!r} disagrees with the environment's {environment.python!r}")
+    if environment is None or environment.backend != backend.name:
+        environment = verify_environment(environment.python if environment else python, sandbox=backend.name,
+                                         require_isolation=limits.require_isolation)
     return backend.run(
         code,
         args=args,
         limits=limits,
-        python=python,
+        python=environment.python,
         collect=collect,
         collect_dir=collect_dir,
         budget=budget,

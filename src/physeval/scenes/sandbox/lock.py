@@ -41,9 +41,10 @@ def write_lock(python: str | os.PathLike[str], venv_root: str | os.PathLike[str]
     same bytes (and hash). Raises ``subprocess.CalledProcessError`` when pip fails.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}  # no user pip config in a lock
-    freeze = subprocess.run([str(python), "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
+    # -I: the venv's own packages only (a PYTHONPATH of the caller's would otherwise be frozen into the lock)
+    freeze = subprocess.run([str(python), "-I", "-m", "pip", "freeze", "--all", "--disable-pip-version-check"],
                             check=True, capture_output=True, text=True, env=env).stdout
-    version = subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
+    version = subprocess.run([str(python), "-I", "-c", "import platform; print(platform.python_version())"],
                              check=True, capture_output=True, text=True).stdout.strip()
     lines = sorted({line.strip() for line in freeze.splitlines() if line.strip() and not line.startswith("#")},
                    key=str.lower)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from physeval.scenes.sandbox.limits import INODE_BYTES, SandboxLimits, SandboxUn
 from physeval.scenes.sandbox.mounts import mount_plan
 from physeval.scenes.sandbox.seccomp import RULES, compile_filter, describe
 
-__all__ = ["check_properties", "isolation_report", "missing_packages"]
+__all__ = ["check_properties", "environment_status", "isolation_report"]
 
 _PROBE = r"""
 import json, os, socket, sys
@@ -224,8 +223,29 @@ def _dev(path: str) -> int | None:
         return None
 
 
+def environment_status(python: str | None, sandbox: str) -> dict[str, Any]:
+    """The interpreter's environment as programs meet it, checked inside ``sandbox`` by
+    :func:`~physeval.scenes.sandbox.environment.verify_environment` (the one road every entry point
+    takes): ``verified`` (its record, or ``None``), ``environment_error`` (why not, with the fix)
+    and ``missing_packages`` (the promised libraries that did not import there)."""
+    from physeval.scenes.sandbox.environment import SandboxEnvironmentError, verify_environment
+
+    try:
+        check = verify_environment(python, sandbox=sandbox)
+    except SandboxEnvironmentError as exc:
+        return {"verified": None, "environment_error": str(exc), "missing_packages": exc.missing}
+    except SandboxUnavailable as exc:
+        return {"verified": None, "environment_error": str(exc), "missing_packages": None}
+    return {"verified": check.to_dict(), "environment_error": None, "missing_packages": []}
+
+
 def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: bool = False) -> dict[str, Any]:
-    """What isolation ``sandbox`` gives on this host (``probe=True`` also measures each property)."""
+    """What isolation ``sandbox`` gives on this host (``probe=True`` also measures each property).
+
+    Includes the sandbox interpreter's environment checked inside the backend
+    (:func:`environment_status`): ``verified`` is ``None`` when programs could not import what
+    the scene prompt promises there.
+    """
     from physeval.scenes.sandbox.interpreter import default_sandbox_python
 
     python = python or default_sandbox_python()
@@ -241,7 +261,9 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
             "backends": backends,
             "python": python,
             "warnings": [str(exc)],
-            "missing_packages": missing_packages(python),
+            "verified": None,
+            "environment_error": f"not checked: {exc}",
+            "missing_packages": None,
         }
     report: dict[str, Any] = {
         "mode": backend.name,
@@ -263,9 +285,9 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
             f"no per-run cgroup ({support.reason}): memory is bounded per process and watched, "
             "not accounted by the kernel; set PHYSEVAL_CGROUP to a delegated cgroup v2 directory"
         )
-    missing = missing_packages(python)
-    if missing:
-        warnings_.append("sandbox interpreter lacks: " + ", ".join(missing))
+    status = environment_status(python, backend.name)
+    if status["environment_error"]:
+        warnings_.append(status["environment_error"])
     report["environment"] = "rebuilt from scratch (PATH, HOME/TMPDIR in the working dir, locale, thread counts)"
     report["rlimits"] = [
         "RLIMIT_CPU",
@@ -277,7 +299,7 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
         "RLIMIT_CORE",
     ]
     report["python"] = python
-    report["missing_packages"] = missing
+    report.update(status)
     if backend.isolating:
         watched = not support.available
         report["seccomp"] = describe(memfd=watched) if compile_filter(memfd=watched) else []
@@ -294,24 +316,3 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
             warnings_.append("not isolated: " + ", ".join(off))
     report["warnings"] = warnings_
     return report
-
-
-def missing_packages(python: str) -> list[str]:
-    """Which of the sandbox's promised libraries ``python`` cannot import."""
-    from physeval.scenes.sandbox.environment import SANDBOX_MODULES
-
-    modules = dict(SANDBOX_MODULES)
-    probe = (
-        "import importlib.util, json, sys; "
-        f"print(json.dumps([p for p, m in {modules!r}.items() if importlib.util.find_spec(m) is None]))"
-    )
-    try:
-        out = subprocess.run(
-            [python, "-s", "-E", "-c", probe],
-            capture_output=True,
-            timeout=60,
-            check=True,
-        )
-        return list(json.loads(out.stdout))
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return list(modules)

@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.process
 import multiprocessing
+import platform
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from physeval.scenes.judge import judge_video
 from physeval.scenes.judge.notes import judge_reply_notes
 from physeval.scenes.prompt import extract_code, scene_prompt
 from physeval.scenes.render import STAGES, Render, Stage, render_program
+from physeval.scenes.sandbox import EnvironmentCheck, SandboxEnvironmentError, SandboxUnavailable
 from physeval.tasks.base import GradeContext, Task, TaskError
 from physeval.tasks.options import TaskOptions, option
 
@@ -103,8 +105,8 @@ class SceneTask(Task):
         self._judges: list[Any] | None = None
         self._judges_lock = threading.Lock()  # judges and the render pool are each built once, even from threads
         self._pool_lock = threading.Lock()
-        self._environment: dict[str, Any] | None = None  # what the preflight verified
-        self._python: str | None = None  # the sandbox interpreter it verified (None: the default, unpinned)
+        self._environment: EnvironmentCheck | None = None  # the verified build every render of this task uses
+        self._environment_lock = threading.Lock()
 
     # -- prompt ---------------------------------------------------------------------------
     def prompt(self, problem: Problem) -> list[dict[str, Any]]:
@@ -138,18 +140,28 @@ class SceneTask(Task):
         names ``physeval sandbox setup``); a dead judge stops the run at once.
         """
         if self.judge_mode != "text":  # text mode renders nothing
-            from physeval.scenes.sandbox import choose_backend, verify_environment
-            from physeval.scenes.sandbox.interpreter import pinned_sandbox_python
-
-            choose_backend(self.opts.sandbox)  # SandboxUnavailable (a UserError) names every backend's reason
-            python = pinned_sandbox_python()  # the build verified here is the one every render uses
-            # its lock file's packages import inside the sandbox, or SandboxEnvironmentError names the fix
-            self._environment = verify_environment(python, sandbox=self.opts.sandbox).to_dict()
-            self._python = python
+            # SandboxUnavailable or SandboxEnvironmentError (user errors) name the fix before any request
+            await asyncio.to_thread(self.sandbox_environment)
         for judge in self.judges():
             check = getattr(judge, "preflight", None)
             if check is not None:
                 await check()
+
+    def sandbox_environment(self) -> EnvironmentCheck:
+        """The verified sandbox environment every render of this task runs under (resolved once).
+
+        Pinned to one build by :func:`~physeval.scenes.sandbox.verify_environment` at the first
+        call (the preflight of a run, or the first render of a regrade), so a ``physeval sandbox
+        setup`` that switches the environment mid-run changes nothing for this task. Raises
+        what ``verify_environment`` raises (user errors naming the fix).
+        """
+        if self._environment is None:
+            with self._environment_lock:
+                if self._environment is None:
+                    from physeval.scenes.sandbox import verify_environment
+
+                    self._environment = verify_environment(sandbox=self.opts.sandbox)
+        return self._environment
 
     def grade_error_kind(self, grade: Grade) -> str:
         """``sandbox`` when no sandbox could run the program, ``judge`` when the judges failed on a
@@ -217,15 +229,19 @@ class SceneTask(Task):
         sandbox = self.opts.sandbox
         if code is None:
             return render_program(None)
+        try:
+            environment = await asyncio.to_thread(self.sandbox_environment)
+        except (SandboxUnavailable, SandboxEnvironmentError) as exc:  # a regrade without a preflight
+            return Render(stage=Stage.SANDBOX_ERROR, reason=str(exc))
         if self.opts.executor == "ray":
-            # not pinned: a Ray worker on another node has its own sandbox interpreter
-            return await _ray_render(code, timeout, video_dir, video_name, sandbox)
+            # a Ray worker on another node has its own data dir: it pins and verifies there (see _ray_render)
+            return await _ray_render(code, timeout, video_dir, video_name, sandbox, environment)
         loop = asyncio.get_running_loop()
         pool = self._render_pool()
         try:
             return await loop.run_in_executor(pool, _render_job, code, timeout,
                                               str(video_dir) if video_dir else None, video_name, sandbox,
-                                              self._python)
+                                              environment)
         except concurrent.futures.process.BrokenProcessPool as exc:
             # a worker died outside any sandbox (the host's OOM killer, a crash): nothing was measured
             # about the program; the next render gets a fresh pool, and --retry-errors renders this one again
@@ -254,15 +270,19 @@ class SceneTask(Task):
         return {**super().config(), "sandbox_lock_sha256": self.sandbox_lock()["sha256"]}
 
     def sandbox_lock(self) -> dict[str, Any]:
-        """``{"python", "lock_file", "sha256"}`` of the render interpreter (see :mod:`physeval.scenes.sandbox.lock`)."""
+        """``{"python", "lock_file", "sha256"}`` of the render interpreter (see :mod:`physeval.scenes.sandbox.lock`):
+        the verified build once there is one, else the build the default names now."""
+        from physeval.scenes.sandbox import default_sandbox_python, pin_interpreter
         from physeval.scenes.sandbox.lock import sandbox_lock
 
-        return sandbox_lock()
+        environment = self._environment
+        return sandbox_lock(environment.python if environment else pin_interpreter(default_sandbox_python()))
 
     def provenance(self) -> dict[str, Any]:
-        """Extra provenance for ``summary.json``: the render interpreter, its lock file's hash and what
-        the preflight verified of it (``verified``: ``None`` when no preflight ran in this process)."""
-        return {"sandbox": {**self.sandbox_lock(), "verified": self._environment}}
+        """Extra provenance for ``summary.json``: the render interpreter, its lock file's hash and the
+        verified build every render used (``verified``: ``None`` when nothing was rendered in this process)."""
+        environment = self._environment
+        return {"sandbox": {**self.sandbox_lock(), "verified": environment.to_dict() if environment else None}}
 
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
@@ -317,23 +337,37 @@ def _scene_metrics(outcomes: Sequence[SampleOutcome], judge_ran: bool | None = N
     return metrics
 
 
-def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str = "auto",
-                python: str | None = None) -> Render:
+def _render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str,
+                environment: EnvironmentCheck) -> Render:
+    """One render in a pool worker, under the environment the task verified (never re-resolved here)."""
     return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox,
-                          python=python)
+                          environment=environment)
 
 
-async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str, sandbox: str = "auto") -> Render:
+def _ray_render_job(code: str, timeout: float, video_dir: str | None, video_name: str, sandbox: str,
+                    driver: EnvironmentCheck) -> Render:
+    """One render in a Ray worker: the driver's build when this node has it, else this node's own
+    (pinned and verified here, once per worker process); the Render records which."""
+    from physeval.scenes.sandbox import verify_on_this_node
+
+    try:
+        environment = verify_on_this_node(driver.python, sandbox=sandbox)
+    except (SandboxUnavailable, SandboxEnvironmentError) as exc:
+        return Render(stage=Stage.SANDBOX_ERROR, reason=f"on Ray node {platform.node()}: {exc}")
+    return render_program(code, timeout=timeout, keep_dir=video_dir, video_name=video_name, sandbox=sandbox,
+                          environment=environment)
+
+
+async def _ray_render(code: str, timeout: float, video_dir: Any, video_name: str, sandbox: str,
+                      environment: EnvironmentCheck) -> Render:
     try:
         import ray
     except ImportError as exc:
         raise TaskError("--executor ray needs the ray extra: pip install 'physeval[ray]'") from exc
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(_render_job)
-    # ray's overloads type _render_job by its first four parameters (the fifth has a default), so the
-    # stubs reject the fifth argument that the real remote() accepts
-    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox)  # type: ignore[call-arg]
+    remote: Any = ray.remote(_ray_render_job)  # its stubs type a remote function by its first parameters only
+    ref = remote.remote(code, timeout, str(video_dir) if video_dir else None, video_name, sandbox, environment)
     return await asyncio.wrap_future(ref.future())
 
 

@@ -101,3 +101,50 @@ def die_in_render_worker(job: object) -> None:
     import os
 
     os._exit(137)
+
+
+# One program per drawing library the scene prompt promises; each first names, on stderr, the
+# environment it runs in (sys.prefix: the venv build), so a test sees which build ran it.
+_WHERE = "import sys\nprint('prefix', sys.prefix, file=sys.stderr)\n"
+
+MATPLOTLIB = _WHERE + """\
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import av
+fig, ax = plt.subplots(figsize=(1.6, 1.2), dpi=100)
+container = av.open(sys.argv[1], "w")
+stream = container.add_stream("mpeg4", rate=5)
+stream.width, stream.height, stream.pix_fmt = 160, 120, "yuv420p"
+for i in range(10):
+    ax.clear()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    ax.add_patch(plt.Circle((1 + 0.8 * i, 5), 1.0, color="tab:red"))
+    ax.set_title(f"t = {i / 5:.1f} s", fontsize=6)
+    fig.canvas.draw()
+    rgb = np.ascontiguousarray(np.asarray(fig.canvas.buffer_rgba())[:, :, :3])
+    for packet in stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
+        container.mux(packet)
+for packet in stream.encode():
+    container.mux(packet)
+container.close()
+"""
+
+OPENCV = _WHERE + """\
+import cv2
+import numpy as np
+out = cv2.VideoWriter(sys.argv[1], cv2.VideoWriter_fourcc(*"mp4v"), 10, (160, 120))
+for i in range(15):
+    frame = np.full((120, 160, 3), 30, np.uint8)
+    cv2.circle(frame, (10 + 9 * i, 60), 8, (255, 255, 255), -1)
+    cv2.putText(frame, f"t={i / 10:.1f}s", (4, 112), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (200, 200, 200), 1)
+    out.write(frame)
+out.release()
+"""
+
+IMAGEIO = _WHERE + GOOD
+
+BY_LIBRARY = {"matplotlib": MATPLOTLIB, "opencv": OPENCV, "imageio": IMAGEIO}
+"""A playable program per drawing library, by name."""
