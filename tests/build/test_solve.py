@@ -5,18 +5,21 @@ test split (held out before) is never shown to the solver."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
-from scripted_build import BuildScript
+from scripted_build import BuildScript, prompt_text
 from test_pipeline import build_args
 
 from physeval.build.store import BuildStore
 from physeval.cli import main
-from physeval.testing import ScriptedServer
+from physeval.scenes.sandbox import backend_names, get_backend
+from physeval.testing import Reply, Request, ScriptedServer
 
 pytest.importorskip("cv2")
 pytestmark = pytest.mark.slow
+AVAILABLE = [n for n in backend_names() if get_backend(n).isolating and get_backend(n).available()[0]]
 
 
 def _ids(path: Path) -> list[str]:
@@ -72,3 +75,45 @@ def _unavailable(*args: object, **kwargs: object) -> None:
     from physeval.scenes.sandbox import SandboxUnavailable
 
     raise SandboxUnavailable("no isolating backend (test)")
+
+
+class _SolverOfEveryLibrary(BuildScript):
+    """The test build's script, with a solver ``solver-libs`` that writes a matplotlib, an OpenCV and
+    an imageio program in turn (one a request) and a judge that rejects the first two videos, so the
+    first train scene is solved at its third sample: every library is rendered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.programs = iter(range(10**6))
+        self.judged = iter(range(10**6))
+
+    def reply(self, request: Request) -> Reply:
+        from _scene_programs import BY_LIBRARY
+
+        model = request.body.get("model")
+        if model == "solver-libs":
+            code = list(BY_LIBRARY.values())[next(self.programs) % 3]
+            return Reply.text(f"```python\n{code}```", reasoning="draw it")
+        if model == "vlm" and next(self.judged) < 2:
+            count = len(re.findall(r"^\d+\. ", prompt_text(request), re.MULTILINE))
+            return Reply.text(json.dumps([{"index": str(i), "analysis": "no", "result": False}
+                                          for i in range(1, count + 1)]))
+        return super().reply(request)
+
+
+@pytest.mark.parametrize("backend", [*AVAILABLE, "none"])
+def test_the_solve_stage_renders_each_library_under_the_setup_build(
+    tmp_path: Path, real_sandbox: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "scenes"  # a whole build, solving from the start
+    monkeypatch.setenv("PHYSEVAL_DATA_DIR", str(real_sandbox))  # the environment a user's setup made
+    monkeypatch.delenv("PHYSEVAL_SANDBOX_PYTHON", raising=False)
+    build = str((real_sandbox / "sandbox-venv").resolve())
+    with ScriptedServer(_SolverOfEveryLibrary()) as server:
+        assert main(build_args(out, server, "--solver", "openai/solver-libs", "--judge", "openai/vlm",
+                               "--solve-samples", "3", "--sandbox", backend, "--render-timeout", "300")) == 0
+    with BuildStore(out) as store:
+        attempts = [a for i in store.items("solve") for a in i.data["solve"]["attempts"]]
+    assert len(attempts) == 4  # three samples for the first scene, one for the second
+    assert all(a["stage"] == "playable" for a in attempts), [a["reason"] for a in attempts]
+    assert {a["sandbox"] for a in attempts} == {build}  # one verified build for the whole stage
