@@ -194,7 +194,7 @@ def local_ray() -> Iterator[Any]:
 
     ray = pytest.importorskip("ray", reason="the `ray` extra is not installed")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
-             _temp_dir=tempfile.mkdtemp(prefix="ray-"))  # this user's own (the unprivileged suite runs it too)
+             _temp_dir=tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # its own, short (a socket path has 107 bytes)
     yield ray
     ray.shutdown()
 

@@ -124,7 +124,9 @@ def test_the_hostile_suites_pass_as_an_ordinary_user(ordinary_user: int, shared_
         ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(steps)],
         cwd=repo, capture_output=True, text=True, timeout=3000, check=False,
     )  # fmt: skip
-    tail = (proc.stdout + proc.stderr)[-4000:]
+    output = proc.stdout + proc.stderr
+    first = [i for i in (output.find("= ERRORS ="), output.find("= FAILURES =")) if i >= 0]
+    tail = output[min(first):][:6000] if first else output[-4000:]  # the first failure, not the CPU table
     assert proc.returncode == 0, tail
     summary = proc.stdout.strip().splitlines()[-1]
     print("as an ordinary user:", summary)
