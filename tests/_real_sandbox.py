@@ -49,4 +49,18 @@ def real_sandbox_data_dir() -> Path:
     )
     assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-3000:]
     assert "sandbox interpreter ready" in setup.stdout and (data / "sandbox-venv").is_symlink(), setup.stdout
+    assert "checked under " in setup.stdout, setup.stdout  # and checked inside a sandbox, as programs meet it
+    _check_lock_file(data / "sandbox-venv")
     return data
+
+
+def _check_lock_file(venv: Path) -> None:
+    """The lock file lies beside the build the symlink names, and pins exactly what it holds."""
+    from physeval.scenes.sandbox.lock import lock_path_for, sandbox_lock
+
+    lock = lock_path_for(venv)
+    assert lock.parent == venv.resolve().parent and lock.name == venv.resolve().name + ".lock.txt"
+    lines = lock.read_text().splitlines()
+    assert lines[0].startswith("# python ") and any(line.startswith("numpy==") for line in lines)
+    assert not any(line.startswith("physeval") for line in lines)  # the caller's own packages never leak in
+    assert sandbox_lock(venv / "bin" / "python")["sha256"] is not None

@@ -155,18 +155,3 @@ def test_an_interpreter_without_a_lock_file_is_recorded_without_a_hash(tmp_path:
     python.parent.mkdir(parents=True)
     os.symlink(sys.executable, python)
     assert sandbox_lock(python) == {"python": str(python), "lock_file": None, "sha256": None}
-
-
-def test_sandbox_setup_writes_the_lock_file_beside_the_venv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from physeval.cli import main
-    from physeval.scenes.sandbox import setup
-
-    monkeypatch.setattr(setup, "SANDBOX_PACKAGES", ("pip",))  # already in a fresh venv: no network needed
-    root = tmp_path / "sandbox-venv"
-    assert main(["sandbox", "setup", "--path", str(root)]) == 0
-    lock = lock_path_for(root)
-    assert lock.is_file() and "sandbox interpreter ready" in capsys.readouterr().out
-    lines = lock.read_text().splitlines()
-    assert lines[0].startswith("# python ") and any(line.startswith("pip==") for line in lines)
-    assert sandbox_lock(root / "bin" / "python")["sha256"] is not None
