@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import secrets
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -38,16 +39,20 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Path]:
     """Give this test's runs their own uid range and temporary directory; afterwards check that
     no process of theirs lives, no sandbox directory is left and no SysV IPC object was added."""
     from physeval.scenes.sandbox import host
 
     lo = 1_900_000_000 + secrets.randbelow(1000) * 100_000
     monkeypatch.setattr(host, "UID_RANGE", (lo, lo + 100_000))
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
+    # A short temporary directory of its own, not one under tmp_path: a unix socket's path may
+    # not pass 107 bytes, and pytest-xdist's tmp_path (.../popen-gw0/test_name0/) puts the
+    # socket `sandbox check` binds there past it (AF_UNIX path too long).
+    private_tmp = Path(tempfile.mkdtemp(prefix="pe-"))
+    request.addfinalizer(lambda: shutil.rmtree(private_tmp, ignore_errors=True))
     os.chmod(tmp_path, 0o755)
+    os.chmod(private_tmp, 0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     ipc_before = host_sysv_objects()
     own = (lo, lo + 100_000) if os.geteuid() == 0 else (os.getuid(), os.getuid() + 1)
