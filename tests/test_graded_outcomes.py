@@ -84,7 +84,7 @@ def _computes_a_metric(tree: ast.AST, module: str) -> bool:
             return True
         if isinstance(node, ast.Attribute) and node.attr in METRIC_NAMES:
             return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "metrics":
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("metrics", "measure"):
             return True
     return False
 

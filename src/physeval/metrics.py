@@ -63,11 +63,12 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
 from physeval.plan import Plan, PlannedOutcomes, complete_problem_outcomes, plan_of, with_plan
+from physeval.registry import Registry
 from physeval.sample_outcomes import STATIC_VARIANT, SampleOutcome, group_items, samples_per_item
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "item_majority", "item_mean_score", "samples_per_item", "accuracy_metrics", "dynamic_metrics", "rate_metrics",
     "mean_score_metric", "breakdown_metrics", "majority_metrics",
     "Plan", "PlannedOutcomes", "with_plan", "plan_of", "complete_problem_outcomes",
+    "MetricFunction", "METRICS", "register_metric", "named_metrics",
 ]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -380,3 +382,44 @@ def breakdown_metrics(outcomes: Sequence[SampleOutcome], key: str,
         return MetricSet()
     table = {value: dict(compute(groups[value])) for value in sorted(groups, key=_natural)}
     return MetricSet(breakdowns={key: {value: metrics for value, metrics in table.items() if metrics}})
+
+
+# -- metrics by name ----------------------------------------------------------------------------
+class MetricFunction(Protocol):
+    """A metric anyone can add: graded outcomes (carrying the run's plan) -> metrics by name.
+
+    Register one with :func:`register_metric` (or the entry-point group ``physeval.metrics``) and a
+    run names it with the task option ``metrics`` (``--metrics NAME``, ``-T metrics=NAME``): its
+    values land in ``summary.json`` beside the task's own. Build it from the blocks of this module
+    (:func:`reduce_metric`, :func:`item_fraction`...) so it reduces in the declared order and
+    carries its n.
+    """
+
+    def __call__(self, outcomes: Sequence[SampleOutcome]) -> Mapping[str, Metric]:
+        """The metrics of ``outcomes`` (a :class:`MetricSet`, or a plain mapping of name to Metric)."""
+        ...
+
+
+M = TypeVar("M", bound=MetricFunction)
+
+METRICS: Registry[MetricFunction] = Registry(
+    "metric", "physeval.metrics", check=callable,
+    expects="a function (outcomes: Sequence[SampleOutcome]) -> MetricSet | Mapping[str, Metric]")
+"""Metrics by name (plugins add theirs); a task option ``metrics`` names the ones a run adds."""
+
+
+def register_metric(name: str) -> Callable[[M], M]:
+    """Function decorator: make ``--metrics NAME`` add this metric to a run's summary."""
+    def decorate(function: M) -> M:
+        METRICS.register(name, function)
+        return function
+    return decorate
+
+
+def named_metrics(names: Iterable[str], outcomes: Sequence[SampleOutcome]) -> MetricSet:
+    """The registered metrics ``names`` over ``outcomes``, merged in order."""
+    out = MetricSet()
+    for name in names:
+        found = METRICS.get(name)(outcomes)
+        out |= found if isinstance(found, MetricSet) else MetricSet(dict(found))
+    return out

@@ -124,6 +124,10 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
                                          for f, hint in option_fields(task_class(name).Options))))
         table.add_row(*row)
     Console().print(table)
+    from physeval.tasks.registry import TASKS
+
+    for problem in TASKS.plugin_problems():  # a broken plugin is named, and hides no other task
+        _console.print(f"[yellow]skipped[/] {escape(problem)}")
     return 0
 
 

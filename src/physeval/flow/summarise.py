@@ -15,7 +15,7 @@ from typing import Any
 
 from physeval.errors import RunAborted
 from physeval.graded import graded_outcomes
-from physeval.metrics import MetricSet, Plan
+from physeval.metrics import Plan
 from physeval.provenance import config_hash, environment, token_totals
 from physeval.store import RunStore, SampleRow
 from physeval.summary import (
@@ -65,8 +65,7 @@ def summarise(task: Task, store: RunStore, *, model: str, config: Mapping[str, A
     regrades = tuple(store.get_meta("regrades", []) or [])
 
     # Metrics stand on graded samples only (physeval.graded); errors are counted below instead.
-    found = task.metrics(graded_outcomes(rows, plan))
-    metrics = found if isinstance(found, MetricSet) else MetricSet(dict(found))  # a plugin's plain mapping
+    metrics = task.measure(graded_outcomes(rows, plan))
 
     errors = [r for r in rows if r.status == "error"]
     error_kinds = Counter(r.error_kind for r in rows if r.error_kind)

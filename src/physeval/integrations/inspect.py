@@ -355,7 +355,7 @@ def _planned_metrics(task: str, options: dict[str, Any] | None, outcomes: list[S
     name, as many samples as the fullest item), so dynamic metrics leave incomplete problems out
     exactly as ``physeval score`` does."""
     physeval_task_obj, problems = _instance(task, options)
-    return physeval_task_obj.metrics(with_plan(outcomes, Plan.named_by(outcomes, problems.keys())))
+    return physeval_task_obj.measure(with_plan(outcomes, Plan.named_by(outcomes, problems.keys())))
 
 
 @metric(name="physeval", scores="unreduced")

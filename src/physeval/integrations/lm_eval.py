@@ -100,7 +100,7 @@ def aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], float]:
         task, outcomes = _outcomes(items)
         _task_obj, problems, _names = _task(items[0]["task"], items[0]["options"])
         plan = Plan.named_by(outcomes, problems.keys())  # dynamic metrics on complete problems, as physeval score
-        found = task.metrics(with_plan(outcomes, plan)).get(name)
+        found = task.measure(with_plan(outcomes, plan)).get(name)
         return float(found.value) if found is not None and found.value is not None else math.nan
 
     aggregate.__name__ = aggregate.__qualname__ = name

@@ -73,7 +73,7 @@ def metric_names(task: Task) -> tuple[str, ...]:
     ``eed_mean``, ``static_accuracy``...): the metrics the exported YAML aggregates."""
     problems = task.load()
     right = [SampleRecord(p.id, p.variant, 0, "answered", True, 1.0, None, dict(p.meta)) for p in problems]
-    return tuple(task.metrics(graded_outcomes(right)).keys())
+    return tuple(task.measure(graded_outcomes(right)).keys())
 
 
 def _template(problem: Problem) -> str:

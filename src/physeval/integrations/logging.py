@@ -145,7 +145,7 @@ def _running_scalars(run_dir: Path, batches: int) -> list[tuple[int, dict[str, f
     points = []
     for end in range(size, len(outcomes) + size, size):
         done = with_plan(outcomes[: min(end, len(outcomes))], plan)
-        metrics = task.metrics(done)
+        metrics = task.measure(done)
         points.append((len(done), {name: m.value for name, m in metrics.items()
                                    if m.value is not None and math.isfinite(m.value)}))
     return points

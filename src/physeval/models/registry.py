@@ -6,20 +6,21 @@ A provider is a :class:`~physeval.models.base.ModelAPI` class whose constructor 
 :class:`~physeval.models.retry.RetryingModel`, so it gets retries, backoff, attempt counting and
 the preflight for free. Built-in providers are registered here; plugin packages add theirs
 through the entry-point group ``physeval.providers`` (each entry point names a provider class,
-loaded only when its name is asked for).
+loaded only when its name is asked for). The table is a :class:`physeval.registry.Registry`.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
-from importlib import metadata
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
 from physeval.errors import OptionError
+from physeval.models.base import ModelAPI
+from physeval.registry import Registry
 
-__all__ = ["register_provider", "provider_names", "get_provider", "ENTRY_POINT_GROUP", "DEFAULT_BASE_URLS"]
+__all__ = ["register_provider", "provider_names", "get_provider", "ENTRY_POINT_GROUP", "DEFAULT_BASE_URLS",
+           "PROVIDERS", "ProviderFactory"]
 
 ENTRY_POINT_GROUP = "physeval.providers"
 
@@ -30,79 +31,48 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "llamacpp": "http://127.0.0.1:8080/v1",
 }
 
-ProviderFactory = Callable[..., Any]
+
+class ProviderFactory(Protocol):
+    """What a provider is: a :class:`~physeval.models.base.ModelAPI` class, or a function, called
+    with the model's name and how to reach it."""
+
+    def __call__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 600.0) -> ModelAPI:
+        """The provider for model ``name``."""
+        ...
+
+
 F = TypeVar("F", bound=ProviderFactory)
 
-_PROVIDERS: dict[str, ProviderFactory] = {}
-_LOCK = threading.Lock()
-_ENTRY_POINTS_LOADED = False
+PROVIDERS: Registry[ProviderFactory] = Registry(
+    "model provider", ENTRY_POINT_GROUP, check=callable, error=OptionError,
+    expects="a ModelAPI class or factory taking (name, *, base_url, api_key, timeout)")
+"""Every provider by name: the built-in OpenAI-compatible ones, plugins' entry points, registered ones."""
 
 
 def register_provider(name: str) -> Callable[[F], F]:
     """Class (or factory) decorator: make ``--model NAME/<model>`` build this provider."""
 
     def decorate(factory: F) -> F:
-        with _LOCK:
-            _PROVIDERS[name] = factory
+        PROVIDERS.register(name, factory)
         return factory
 
     return decorate
 
 
-def _load_entry_points() -> None:
-    global _ENTRY_POINTS_LOADED
-    with _LOCK:
-        if _ENTRY_POINTS_LOADED:
-            return
-        _ENTRY_POINTS_LOADED = True
-        found = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
-    for entry in found:
-        if entry.name not in _PROVIDERS:
-            _PROVIDERS[entry.name] = _lazy(entry)
-
-
-def _lazy(entry: metadata.EntryPoint) -> ProviderFactory:
-    def build(*args: Any, **kwargs: Any) -> Any:
-        return entry.load()(*args, **kwargs)
-
-    return build
-
-
 def provider_names() -> list[str]:
     """Every registered provider name, sorted."""
-    _builtin()
-    _load_entry_points()
-    return sorted(_PROVIDERS)
+    return PROVIDERS.names()
 
 
 def get_provider(name: str) -> ProviderFactory:
     """The provider registered under ``name``; :class:`OptionError` naming the known ones otherwise."""
-    _builtin()
-    _load_entry_points()
-    try:
-        return _PROVIDERS[name]
-    except KeyError:
-        raise OptionError(f"unknown model provider {name!r}: use 'local' or PROVIDER/NAME with PROVIDER one of "
-                          f"{', '.join(sorted(_PROVIDERS))}") from None
-
-
-_BUILTIN_DONE = False
-
-
-def _builtin() -> None:
-    """Register the built-in providers (importing the OpenAI client only when one is built)."""
-    global _BUILTIN_DONE
-    with _LOCK:
-        if _BUILTIN_DONE:
-            return
-        _BUILTIN_DONE = True
-    register_provider("openai")(_openai_compatible(None))
-    for provider, url in DEFAULT_BASE_URLS.items():
-        register_provider(provider)(_openai_compatible(url))
+    return PROVIDERS.get(name)
 
 
 def _openai_compatible(default_url: str | None) -> ProviderFactory:
-    def build(name: str, *, base_url: str | None = None, api_key: str | None = None, timeout: float = 600.0) -> Any:
+    def build(name: str, *, base_url: str | None = None, api_key: str | None = None, timeout: float = 600.0,
+              ) -> ModelAPI:
         from physeval.models.openai_compat import OpenAICompatibleAPI
 
         if default_url is None:  # openai/NAME: --base-url, then OPENAI_BASE_URL, then the OpenAI API
@@ -113,3 +83,9 @@ def _openai_compatible(default_url: str | None) -> ProviderFactory:
         return OpenAICompatibleAPI(name, url, api_key, timeout=timeout)
 
     return build
+
+
+# The built-in providers (the OpenAI client is imported only when one is built).
+PROVIDERS.register("openai", _openai_compatible(None), origin="physeval")
+for _provider, _url in DEFAULT_BASE_URLS.items():
+    PROVIDERS.register(_provider, _openai_compatible(_url), origin="physeval")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from physeval.errors import OptionError
-from physeval.models.base import Model
+from physeval.models.base import Model, ModelAPI
 from physeval.models.registry import DEFAULT_BASE_URLS, get_provider
 from physeval.models.retry import RetryingModel, RetryPolicy
+from physeval.registry import PluginError
 
 __all__ = ["model_from_spec", "PROVIDERS"]
 
@@ -32,5 +33,8 @@ def model_from_spec(spec: str | None, *, base_url: str | None = None, api_key: s
         raise OptionError(f"unknown model {spec!r}: use 'local' or PROVIDER/NAME with PROVIDER one of "
                           f"{', '.join(PROVIDERS)} (or a registered plugin provider)")
     api = get_provider(provider)(name, base_url=base_url, api_key=api_key, timeout=timeout)
+    if not isinstance(api, ModelAPI):
+        raise PluginError(f"model provider {provider!r} built {type(api).__module__}.{type(api).__qualname__}, "
+                          "which is not a ModelAPI (a name, a cache_identity and an async call(messages, config, n))")
     wrapper: type[RetryingModel] = getattr(api, "wrapper", RetryingModel)  # a provider may name its own
     return wrapper.around(api, retry=RetryPolicy(max_attempts=max_attempts))

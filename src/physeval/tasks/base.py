@@ -17,12 +17,14 @@ from typing import Any, ClassVar
 
 from physeval.errors import UserError
 from physeval.metrics import (
+    METRICS,
     MetricSet,
     SampleOutcome,
     accuracy_metrics,
     breakdown_metrics,
     dynamic_metrics,
     majority_metrics,
+    named_metrics,
 )
 from physeval.problems import Grade, Problem
 from physeval.tasks.options import TaskOptions, parse_options
@@ -101,6 +103,10 @@ class Task:
         self.prompt_template = read_prompt_file(self.opts.prompt_file) or self.default_prompt
         self.options: dict[str, Any] = {f.name: getattr(self.opts, f.name) for f in dataclasses.fields(self.opts)
                                         if f.name not in ("data", "prompt_file")}
+        if not self.opts.metrics:  # a run that adds no metric records none (older runs resume unchanged)
+            del self.options["metrics"]
+        for name in self.opts.metrics:  # an unknown or broken metric stops the run before it starts
+            METRICS.get(name)
         self.system_prompt = _text_or_file(self.opts.system_prompt)
         self._fewshot_cache: list[tuple[str, str, str]] | None = None
         if self.opts.fewshot < 0:
@@ -188,6 +194,13 @@ class Task:
         for key in self.breakdowns:
             metrics |= breakdown_metrics(outcomes, key, self.group_metrics)
         return metrics
+
+    def measure(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
+        """What a run reports: :meth:`metrics`, then the registered metrics the ``metrics`` option
+        names (:data:`physeval.metrics.METRICS`). Callers use this; tasks override :meth:`metrics`."""
+        found = self.metrics(outcomes)
+        metrics = found if isinstance(found, MetricSet) else MetricSet(dict(found))  # a plugin's plain mapping
+        return metrics | named_metrics(self.opts.metrics, outcomes) if self.opts.metrics else metrics
 
     def group_metrics(self, outcomes: Sequence[SampleOutcome]) -> MetricSet:
         """What each breakdown group reports (accuracy, avg@K, pass@K)."""

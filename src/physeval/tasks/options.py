@@ -36,6 +36,8 @@ class TaskOptions:
     prompt_file: str | None = option(None, "prompt template file with a {question} placeholder")
     system_prompt: str | None = option(None, "a system message (text, or a file holding it) sent before the question")
     fewshot: int = option(0, "worked examples shown before each question (tasks with a few-shot pool)")
+    metrics: tuple[str, ...] = option((), "registered metrics to add to the summary (plugins add theirs; "
+                                          "physeval.metrics.register_metric)")
 
 
 def option_fields(cls: type[TaskOptions]) -> list[tuple[dataclasses.Field[Any], Any]]:

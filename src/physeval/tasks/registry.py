@@ -11,129 +11,108 @@ Three ways in, one lookup:
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import sys
 import threading
-import warnings
-from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from physeval.errors import OptionError
-from physeval.tasks.catalog import BUILTIN_TASKS, canonical_task_name, closest_task_names
+from physeval.registry import PluginError, Registry
+from physeval.tasks.catalog import BUILTIN_TASKS, canonical_task_name
 
 if TYPE_CHECKING:  # the classes load with the first task, so listing and choosing tasks stays light
     from physeval.tasks.base import Task
 
 __all__ = ["register_task", "get_task", "task_names", "task_classes", "task_class", "task_listing",
-           "ENTRY_POINT_GROUP"]
+           "ENTRY_POINT_GROUP", "TASKS"]
 
 ENTRY_POINT_GROUP = "physeval.tasks"
 
-_TASKS: dict[str, type[Task]] = {}
 _LOCK = threading.RLock()
-_LOADED = False
-_PLUGINS_LOADED = False
+TaskClass = TypeVar("TaskClass", bound="type[Task]")
 
 
-def register_task(cls: type[Task]) -> type[Task]:
+def _is_task_class(obj: Any) -> bool:
+    from physeval.tasks.base import Task
+
+    return isinstance(obj, type) and issubclass(obj, Task)
+
+
+def _unknown_task(message: str) -> Exception:
+    from physeval.tasks.base import TaskError
+
+    return TaskError(message + "; see `physeval tasks`")
+
+
+class _TaskError(OptionError):
+    """Raised by the registry for an unknown name; turned into a TaskError by :func:`task_class`."""
+
+
+TASKS: Registry[type[Task]] = Registry("task", ENTRY_POINT_GROUP, expects="a subclass of physeval.tasks.Task "
+                                       "(or a module whose import registers some with @register_task)",
+                                       check=_is_task_class, normalise=canonical_task_name, error=_TaskError)
+"""Every task class by name: the built-ins (imported when asked for), plugins' entry points, registered classes."""
+for _entry in BUILTIN_TASKS.values():
+    TASKS.builtin(_entry.name, _entry.module)
+
+
+def register_task(cls: TaskClass) -> TaskClass:
     """Class decorator: make ``cls`` available as ``physeval run <cls.name>``."""
     if not cls.name:
         raise OptionError(f"{cls.__name__} has no name")
-    with _LOCK:
-        _TASKS[cls.name] = cls
+    TASKS.register(cls.name, cls)
     return cls
 
 
 def task_classes() -> dict[str, type[Task]]:
     """Every registered task class by name (built-in modules and entry points loaded first)."""
-    _load_all()
-    with _LOCK:
-        return dict(sorted(_TASKS.items()))
+    return TASKS.items()
 
 
 def task_names() -> list[str]:
     """Registered task names, sorted."""
-    return list(task_classes())
+    return TASKS.names()
 
 
 def task_class(name: str) -> type[Task]:
     """The Task class named ``name`` (a registered name in any spelling, or ``FILE.py:Class``).
 
-    A built-in task imports only its own module; plugins are looked up only for other names.
+    A built-in task imports only its own module; plugins are looked up only for other names. A
+    plugin whose entry point is wrong is a :class:`~physeval.registry.PluginError` naming it.
     """
     if ":" in name and name.split(":", 1)[0].endswith(".py"):
         return _class_from_file(name)
-    wanted = canonical_task_name(name)
-    with _LOCK:
-        found = _TASKS.get(wanted) or _TASKS.get(name)
-    if found is not None:
-        return found
-    entry = BUILTIN_TASKS.get(wanted)
-    if entry is not None:
-        importlib.import_module(entry.module)
-        with _LOCK:
-            return _TASKS[wanted]
-    _load_plugins()
-    with _LOCK:
-        found = _TASKS.get(wanted) or _TASKS.get(name)
-        known = sorted({*BUILTIN_TASKS, *_TASKS})
-    if found is not None:
-        return found
-    from physeval.tasks.base import TaskError
-
-    close = closest_task_names(wanted, known)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    raise TaskError(f"unknown task {name!r}{hint} (known tasks: {', '.join(known)}; see `physeval tasks`)")
+    try:
+        cls = TASKS.get(name)
+    except _TaskError as exc:
+        raise _unknown_task(str(exc)) from None
+    if not cls.name:  # a plugin's class without a name of its own takes its entry point's
+        cls.name = canonical_task_name(name)
+    return cls
 
 
 def task_listing() -> list[tuple[str, str, bool, str]]:
-    """``(name, track, dynamic, description)`` of every task, built-ins read without importing them."""
-    _load_plugins()
+    """``(name, track, dynamic, description)`` of every task, built-ins read without importing them
+    (plugins are imported: their facts live on their classes; one that cannot be used is left out,
+    and :meth:`TASKS.plugin_problems <physeval.registry.Registry.plugin_problems>` names it)."""
     rows = {name: (name, e.track, e.dynamic, e.description) for name, e in BUILTIN_TASKS.items()}
-    with _LOCK:
-        for name, cls in _TASKS.items():
-            rows.setdefault(name, (name, cls.track, bool(cls.dynamic), cls.description))
+    for name in TASKS.names():
+        if name in rows:
+            continue
+        try:
+            cls = task_class(name)
+        except PluginError:
+            continue
+        rows[name] = (name, cls.track, bool(cls.dynamic), cls.description)
+    for name, cls in TASKS.registered().items():
+        rows.setdefault(name, (name, cls.track, bool(cls.dynamic), cls.description))
     return [rows[name] for name in sorted(rows)]
 
 
 def get_task(name: str, **options: Any) -> Task:
     """An instance of the task ``name`` with ``options`` checked against its ``Options``."""
     return task_class(name)(**options)
-
-
-def _load_all() -> None:
-    global _LOADED
-    with _LOCK:
-        if _LOADED:
-            return
-        for module in dict.fromkeys(entry.module for entry in BUILTIN_TASKS.values()):
-            importlib.import_module(module)
-        _LOADED = True
-    _load_plugins()
-
-
-def _load_plugins() -> None:
-    """Tasks of plugin packages (entry points ``physeval.tasks``); a broken one is a warning."""
-    global _PLUGINS_LOADED
-    with _LOCK:
-        if _PLUGINS_LOADED:
-            return
-        _PLUGINS_LOADED = True
-        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                loaded = entry.load()
-            except Exception as exc:  # noqa: BLE001 - one broken plugin must not hide the others
-                warnings.warn(f"physeval task plugin {entry.name!r} ({entry.value}) failed to load: {exc}",
-                              stacklevel=2)
-                continue
-            from physeval.tasks.base import Task
-
-            if isinstance(loaded, type) and issubclass(loaded, Task):
-                if not loaded.name:
-                    loaded.name = entry.name
-                _TASKS.setdefault(loaded.name, loaded)
 
 
 def _class_from_file(spec: str) -> type[Task]:
