@@ -6,6 +6,10 @@
 - :class:`ModelError`: a model request that failed for good, with a short ``kind`` that the
   run records (``connection``, ``auth``, ``unknown_model`` ...). ``fatal`` kinds stop a run at
   once (a wrong key or model name will not get better by retrying the next item).
+- :class:`StorageError`: the run folder's storage failed (a full disk, a read-only or failing
+  file system, a damaged database). Nothing is wrong with the evaluation: the CLI prints the
+  cause and what to do in one line and exits 5; every row already committed is kept.
+  :class:`StoreDamaged` is the damaged-database case, with the number of rows still readable.
 - Everything else is a bug: the CLI prints the traceback and asks for a report.
 
 Each class is importable without heavy dependencies.
@@ -22,6 +26,8 @@ __all__ = [
     "MissingExtraError",
     "ModelError",
     "RunAborted",
+    "StorageError",
+    "StoreDamaged",
     "FATAL_MODEL_ERRORS",
     "missing_extra",
 ]
@@ -93,3 +99,31 @@ class RunAborted(PhysevalError):
         super().__init__(message)
         self.kind = kind
         self.hint = hint
+
+
+class StorageError(PhysevalError):
+    """A file physeval keeps (a run's ``samples.sqlite``, its summary) could not be written or read.
+
+    Attributes:
+        kind: ``disk_full``, ``read_only``, ``io_error``, ``damaged``, ``cannot_open`` or ``sqlite``.
+        path: The file (or folder) concerned.
+        cause: The system's or SQLite's own words (``database or disk is full``).
+        hint: What to do, as a clause (``free space on the file system holding runs/x``).
+    """
+
+    def __init__(self, message: str, *, kind: str, path: str, cause: str = "", hint: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.path = path
+        self.cause = cause
+        self.hint = hint
+
+
+class StoreDamaged(StorageError):
+    """A damaged database: ``readable`` rows can still be read (``physeval export DIR --salvage``)."""
+
+    def __init__(self, message: str, *, path: str, cause: str = "", hint: str = "", readable: int = 0,
+                 problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message, kind="damaged", path=path, cause=cause, hint=hint)
+        self.readable = readable
+        self.problems = problems

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from physeval.errors import UserError
-from physeval.flow.summarise import PLAN_META, summarise_run
+from physeval.errors import StorageError, UserError
+from physeval.flow.summarise import PLAN_META, summarise, summarise_run
 from physeval.imports import ForeignResponses
 from physeval.metrics import Plan
 from physeval.models.base import Model
@@ -32,7 +32,9 @@ from physeval.problems import Problem, first_duplicate, with_ids
 from physeval.progress import ProgressMode
 from physeval.provenance import config_diff, file_sha256, utc_iso
 from physeval.responses import read_any_responses, read_responses
+from physeval.run_lock import hold_run_folder
 from physeval.runner import RunConfig, RunResult, grade_into_row, run_task, select_problems
+from physeval.sqlite_file import storage_fault
 from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.summary import RunSummary
 from physeval.tasks.base import GradeContext, Task, TaskError
@@ -169,33 +171,33 @@ def run(spec: RunSpec) -> tuple[RunSummary, RunResult]:
     settings = {"model": model_obj.cache_identity if _has_identity(model_obj) else str(model_label),
                 **{k: v for k, v in config.to_dict().items() if k not in _RESUMABLE_FREELY},
                 "task": task_obj.config()}
-    _check_run_dir(run_dir, task_obj.name, settings, force=spec.force)
-    with RunStore(run_dir) as store:
-        chosen = {p.id for p in select_problems(problems, config.limit, config.sample_strategy, config.seed or 0)}
-        plan = Plan.of(((p.id, p.variant) for p in problems if p.id in chosen), config.samples)
-        previous = store.run_meta()
-        store.set_run_meta(RunMeta(
-            task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)), model=str(model_label),
-            config=config.to_dict(), settings=_jsonable(settings),
-            planned={"problems": len(chosen), "samples": plan.total},
-            data_sha256=(previous.data_sha256 if previous and previous.data_sha256
-                         else {str(p): file_sha256(p) for p in task_obj.data_files()}),
-            invocation=_jsonable(spec.invocation or (previous.invocation if previous else {})),
-        ))
-        store.set_meta(PLAN_META, plan.to_dict())  # what dynamic metrics and completeness are measured against
+    with hold_run_folder(run_dir, "run"):  # one writer: from reading the folder to its summary
+        _check_run_dir(run_dir, task_obj.name, settings, force=spec.force)
+        with RunStore(run_dir) as store:
+            chosen = {p.id for p in select_problems(problems, config.limit, config.sample_strategy, config.seed or 0)}
+            plan = Plan.of(((p.id, p.variant) for p in problems if p.id in chosen), config.samples)
+            previous = store.run_meta()
+            store.set_run_meta(RunMeta(
+                task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)), model=str(model_label),
+                config=config.to_dict(), settings=_jsonable(settings),
+                planned={"problems": len(chosen), "samples": plan.total},
+                data_sha256=(previous.data_sha256 if previous and previous.data_sha256
+                             else {str(p): file_sha256(p) for p in task_obj.data_files()}),
+                invocation=_jsonable(spec.invocation or (previous.invocation if previous else {})),
+            ))
+            store.set_meta(PLAN_META, plan.to_dict())  # what dynamic metrics and completeness are measured against
 
-        async def go() -> RunResult:
-            try:
-                return await run_task(task_obj, model_obj, store, config, problems=problems,
-                                      show_progress=spec.show_progress, raise_on_abort=False)
-            finally:
-                close = getattr(model_obj, "aclose", None)
-                if close is not None:
-                    await close()
+            async def go() -> RunResult:
+                try:
+                    return await run_task(task_obj, model_obj, store, config, problems=problems,
+                                          show_progress=spec.show_progress, raise_on_abort=False)
+                finally:
+                    close = getattr(model_obj, "aclose", None)
+                    if close is not None:
+                        await close()
 
-        result = asyncio.run(go())
-        _record_session(store, result)
-    summary = summarize_run(task_obj, run_dir, model=str(model_label), config=config.to_dict(), result=result)
+            result = asyncio.run(go())
+        summary = _summary_after(task_obj, run_dir, str(model_label), config.to_dict(), result)
     return summary, result
 
 
@@ -245,15 +247,20 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _record_session(store: RunStore, result: RunResult) -> None:
-    """Append this session's line to the run's history of sessions."""
-    sessions = store.get_meta("sessions", []) or []
-    entry = {"started_at": utc_iso(result.started_at), "ended_at": utc_iso(result.ended_at or time.time()),
-             "wall_s": round(max(0.0, (result.ended_at or time.time()) - result.started_at), 3),
-             "new_samples": result.completed_now, "errors": result.errors_now, "regraded": result.regraded_now,
-             "aborted": str(result.aborted) if result.aborted else None, "interrupted": result.interrupted}
-    sessions.append(entry)
-    store.set_meta("sessions", sessions)
+def _summary_after(task: Task, run_dir: Path, model: str, config: dict[str, Any], result: RunResult) -> RunSummary:
+    """The run's summary, written; after a storage fault, what can be built when the disk refuses
+    ``summary.json`` too (``result.storage`` already says why, and the folder keeps every row)."""
+    try:
+        return summarize_run(task, run_dir, model=model, config=config, result=result)
+    except (StorageError, OSError) as exc:
+        fault = exc if isinstance(exc, StorageError) else storage_fault(exc, run_dir / "summary.json")
+        if fault is None:
+            raise
+        if result.storage is None:
+            raise fault from exc
+        result.summary_error = str(fault)
+        with RunStore(run_dir) as store:
+            return summarise(task, store, model=model, config=config, aborted=result.aborted)
 
 
 def _report_load(task: Task) -> None:
@@ -369,16 +376,17 @@ def score_responses(
     # The plan: every variant of each problem the responses name, each with as many samples as the
     # fullest response set (sample indices 0..K-1). What it lacks makes the run incomplete (exit 3).
     plan = Plan.of((k for k in problems if k[0] in seen_ids), samples)
-    rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
-    with RunStore(run_dir) as store:
-        store.set_run_meta(RunMeta(task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)),
-                                   model=model_label, config={"mode": "score"},
-                                   planned={"problems": len(seen_ids), "samples": plan.total},
-                                   data_sha256={str(p): file_sha256(p) for p in task_obj.data_files()}))
-        store.set_meta(PLAN_META, plan.to_dict())
-        for row in [*rows, *failed]:
-            store.append(row)
-    report.graded = len(rows)
-    report.problems_named, report.task_problems = len(seen_ids), len({pid for pid, _ in problems})
-    summary = summarize_run(task_obj, run_dir, model=model_label, config={"mode": "score"})
+    with hold_run_folder(run_dir, "score"):  # one writer: the grading's files, the rows, the summary
+        rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
+        with RunStore(run_dir) as store:
+            store.set_run_meta(RunMeta(task=task_obj.name, task_options=_jsonable(task_options_of(task_obj)),
+                                       model=model_label, config={"mode": "score"},
+                                       planned={"problems": len(seen_ids), "samples": plan.total},
+                                       data_sha256={str(p): file_sha256(p) for p in task_obj.data_files()}))
+            store.set_meta(PLAN_META, plan.to_dict())
+            for row in [*rows, *failed]:
+                store.append(row)
+        report.graded = len(rows)
+        report.problems_named, report.task_problems = len(seen_ids), len({pid for pid, _ in problems})
+        summary = summarize_run(task_obj, run_dir, model=model_label, config={"mode": "score"})
     return summary, report

@@ -22,6 +22,7 @@ from physeval.errors import UserError
 from physeval.evaluate import grade_rows, load_problems, summarize_run, task_options_of
 from physeval.problems import Problem, with_ids
 from physeval.provenance import utc_iso
+from physeval.run_lock import hold_run_folder
 from physeval.store import RunStore, SampleRow
 from physeval.summary import RunSummary
 from physeval.tasks.registry import get_task
@@ -57,6 +58,12 @@ def regrade_run(run_dir: str | Path, *, out: str | Path | None = None,
     source = Path(run_dir)
     if not RunStore.exists(source):
         raise UserError(f"{source}: no physeval run there")
+    with hold_run_folder(Path(out) if out else source, "regrade"):  # one writer: in place, or the new folder
+        return _regrade(source, out, task_options, concurrency)
+
+
+def _regrade(source: Path, out: str | Path | None, task_options: dict[str, Any] | None,
+             concurrency: int) -> tuple[RunSummary, RegradeReport]:
     with RunStore(source) as store:
         run_meta = store.run_meta()
         history_meta = {k: store.get_meta(k) for k in _COPIED_META}

@@ -4,7 +4,15 @@ The runner knows no benchmark. It plans one work item per (problem, variant, sam
 skips those the run store already holds (resume), and runs the rest through a fixed pool
 of workers, so concurrency is bounded by ``max_connections`` and memory by the pool, not by
 the size of the benchmark. Every outcome, including a request that failed for good or a
-grader that crashed, becomes a row; a killed run loses only the requests in flight.
+grader that crashed, becomes a row. An answer is stored the moment it arrives, before it is
+graded (an ``ungraded`` row until its verdict replaces it), so a killed run loses only the
+requests in flight and a resumed one grades the stored answers without asking again.
+
+One writer a folder: the run holds the folder's lock (:mod:`physeval.run_lock`) and records its
+session (start, end, how it ended, rows written) in the store, also when it is interrupted.
+A storage fault (a full or read-only disk, an I/O error, a damaged database) stops the run at
+the first write that fails: no further request is sent, every committed row is kept and
+``result.storage`` names the cause.
 
 Failing loudly: before the first request a preflight (the model's ``preflight()``, and the
 task's, which checks judges) confirms that the endpoint answers, the key works and the model
@@ -21,24 +29,27 @@ import random
 import time
 import traceback
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from physeval.cache import ResponseCache, cache_key
-from physeval.errors import ModelError, OptionError, RunAborted
+from physeval.errors import ModelError, OptionError, RunAborted, StorageError
 from physeval.models.base import Completion, Model
 from physeval.problems import Grade, Outcome, Problem
 from physeval.progress import ProgressMode, RunProgress
-from physeval.store import RunStore, SampleRow
+from physeval.run_lock import hold_run_folder
+from physeval.store import UNGRADED, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task
 
 __all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row",
            "REGRADABLE_ERRORS", "CIRCUIT_ERRORS"]
 
-REGRADABLE_ERRORS = frozenset({"grader", "judge", "sandbox"})
+REGRADABLE_ERRORS = frozenset({"grader", "judge", "sandbox", UNGRADED})
 """Error kinds of rows whose completion is stored: they are graded again, never generated again
-(``sandbox``: the render's infrastructure failed, the model's answer is kept and rendered again)."""
+(``sandbox``: the render's infrastructure failed, the model's answer is kept and rendered again;
+``ungraded``: the run stopped before the grading ended, so a resume grades it without --retry-errors)."""
 
 CIRCUIT_ERRORS = frozenset({"grader"})
 """Error kinds that do *not* count towards the circuit breaker (one hostile answer is not an outage)."""
@@ -114,7 +125,8 @@ class RunConfig:
 class RunResult:
     """What a run did: planned items, rows written now, rows kept from before, errors.
 
-    ``aborted`` holds the reason when the preflight or the circuit breaker stopped the run;
+    ``aborted`` holds the reason when the preflight, the circuit breaker or a storage fault stopped
+    the run (``storage``: the fault itself, a :class:`~physeval.errors.StorageError`);
     ``first_errors`` the first few distinct error messages, for the terminal.
     """
 
@@ -130,6 +142,8 @@ class RunResult:
     started_at: float = 0.0
     ended_at: float = 0.0
     preflight: str = ""
+    storage: StorageError | None = None
+    summary_error: str | None = None
 
 
 STRATA = ("domain", "tag", "level", "language")
@@ -236,25 +250,58 @@ async def run_task(
     every finished row is stored, ``result.aborted`` is set and (with ``raise_on_abort``)
     :class:`RunAborted` is raised.
     """
-    owns_store = not isinstance(run_dir, RunStore)
-    store = run_dir if isinstance(run_dir, RunStore) else RunStore(run_dir)
+    with ExitStack() as held:
+        if isinstance(run_dir, RunStore):
+            store = run_dir
+        else:  # the folder is held before the store is read
+            held.enter_context(hold_run_folder(run_dir, "run"))
+            store = held.enter_context(RunStore(run_dir))
+        held.enter_context(hold_run_folder(store.run_dir, "run"))  # re-entrant: free when the caller holds it
+        result = await _run_session(task, model, store, config, problems, cache, show_progress)
+    if result.aborted is not None and raise_on_abort:
+        raise result.aborted
+    return result
+
+
+async def _run_session(task: Task, model: Model, store: RunStore, config: RunConfig,
+                       problems: Sequence[Problem] | None, cache: ResponseCache | None,
+                       show_progress: bool | ProgressMode) -> RunResult:
+    """One session: its record opened in the store, the items run, the record closed with how it ended."""
     def select(found: list[Problem]) -> list[Problem]:
         return select_problems(found, config.limit, config.sample_strategy, config.seed or 0)
 
     chosen = select(list(problems)) if problems is not None else task.load_selected(select)
     items = plan_keys(chosen, config.samples)
     result = RunResult(run_dir=store.run_dir, planned=len(items), started_at=time.time())
+    store.begin_session()
+    ended = "crashed"
     try:
         await _run_items(task, model, store, config, items, cache, show_progress, result)
+        ended = "finished"
     except RunAborted as exc:  # the preflight failed before any request
         result.aborted = exc
+        ended = "finished"
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        ended = "interrupted"
+        raise
     finally:
         result.ended_at = time.time()
-        if owns_store:
-            store.close()
-    if result.aborted is not None and raise_on_abort:
-        raise result.aborted
+        if ended == "finished" and result.storage is not None:
+            ended = "storage"
+        elif ended == "finished" and result.aborted is not None:
+            ended = "aborted"
+        _end_session(store, ended, result)
     return result
+
+
+def _end_session(store: RunStore, ended: str, result: RunResult) -> None:
+    """Close the session's record; a disk that refuses even that leaves it open (the next session
+    closes it as ``killed``, with the time of its last write)."""
+    try:
+        store.end_session(ended, regraded=result.regraded_now,
+                          aborted=str(result.aborted) if result.aborted is not None else None)
+    except StorageError:
+        pass
 
 
 async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfig,
@@ -263,7 +310,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
                      result: RunResult) -> None:
     run_dir = store.run_dir
     existing = {r.key: r for r in store.iter_rows()}
-    keep = {k for k, r in existing.items() if r.status == "answered" or not config.retry_errors}
+    keep = {k for k, r in existing.items()
+            if not r.ungraded and (r.status == "answered" or not config.retry_errors)}
     todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in keep]
     regrade = [(p, s) for p, s in todo if _regradable(existing.get((p.id, p.variant, s)))]
     generate = [(p, s) for p, s in todo if not _regradable(existing.get((p.id, p.variant, s)))]
@@ -290,8 +338,23 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             result.aborted = error
         stop.set()
 
+    def stored(row: SampleRow) -> bool:
+        """Write ``row``; on a storage fault stop the run (no more requests) and say False."""
+        if stop.is_set() and result.storage is not None:
+            return False
+        try:
+            store.append(row)
+            return True
+        except StorageError as exc:
+            if result.storage is None:
+                result.storage = exc
+                hint = f"{exc.hint}, then `physeval run --resume {run_dir}` (every finished sample is kept)"
+                abort(RunAborted(str(exc), kind=f"storage_{exc.kind}", hint=hint))
+            return False
+
     def record(row: SampleRow) -> None:
-        store.append(row)
+        if not stored(row):
+            return
         result.completed_now += 1
         result.errors_now += row.status == "error"
         if row.status == "error" and len(result.first_errors) < 5:
@@ -332,6 +395,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
                 record(row)
                 continue
             breaker.answered()
+            if not stored(row.as_ungraded()):  # the answer is kept before it is graded
+                return
             await grade_slots.acquire()
             start_grading(row, problem, response, sample)
 

@@ -4,23 +4,43 @@ A row is keyed by (problem id, variant id, sample index) and written in its own
 transaction the moment its outcome is known, so a run killed at any point keeps every
 finished row and a resumed run skips exactly those. Exports (JSONL, Parquet) are sorted by
 key, so they do not depend on the order in which requests finished.
+
+Guarantees beyond that:
+
+* **Storage faults are named.** A write refused by a full, read-only or failing disk raises
+  :class:`~physeval.errors.StorageError`; a damaged file raises
+  :class:`~physeval.errors.StoreDamaged` with the number of rows still readable, and
+  :meth:`RunStore.salvage` reads those rows without opening the store.
+* **Every session is recorded.** :meth:`RunStore.begin_session` opens a session record that each
+  row's transaction updates (rows written, last write), so a session killed with SIGKILL still
+  says when it started, when it last wrote and how much it did; the next session closes it as
+  ``killed``. :meth:`RunStore.end_session` closes it with how it ended.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
+import os
+import socket
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from physeval.sqlite_file import SQLiteFile
+from physeval.sqlite_file import SQLiteFile, readable_rows
 
-__all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME"]
+__all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME", "UNGRADED", "export_rows"]
 
 DB_NAME = "samples.sqlite"
+
+UNGRADED = "ungraded"
+"""Error kind of a row whose answer is stored but whose grading has not finished (the run stopped
+first): it never reaches a metric, and a resumed run grades it from the stored answer."""
+
+_SESSION_OPEN = "session_open"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS samples (
@@ -84,6 +104,19 @@ class SampleRow:
         """(problem id, variant id, sample index)."""
         return (self.problem_id, self.variant, self.sample)
 
+    @property
+    def ungraded(self) -> bool:
+        """Whether the row holds an answer that was stored before (and not since) its grading."""
+        return self.status == "error" and self.error_kind == UNGRADED
+
+    def as_ungraded(self) -> SampleRow:
+        """This answer, to store before it is graded (an error of kind :data:`UNGRADED` until then)."""
+        row = self.cleared()
+        row.status, row.error_kind = "error", UNGRADED
+        row.error_message = ("the answer is stored; its grading had not finished when the run stopped "
+                             "(a resumed run grades it)")
+        return row
+
     def cleared(self) -> SampleRow:
         """A copy with the generation kept and the verdict (and any grading error) cleared."""
         return SampleRow(problem_id=self.problem_id, variant=self.variant, sample=self.sample, status="answered",
@@ -131,14 +164,22 @@ class RunMeta:
 class RunStore(SQLiteFile):
     """A run directory's SQLite database. Safe to use from one process, several threads."""
 
+    rows_table = "samples"
+
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
+        self._session: dict[str, Any] | None = None
         super().__init__(self.run_dir / DB_NAME, _SCHEMA, synchronous="NORMAL")
 
     @staticmethod
     def exists(run_dir: str | Path) -> bool:
         """Whether ``run_dir`` already holds a run database."""
         return (Path(run_dir) / DB_NAME).is_file()
+
+    def damage_hint(self) -> str:
+        """What to do with a damaged ``samples.sqlite``: salvage the readable rows."""
+        return (f"`physeval export {self.run_dir} --salvage` writes the readable rows to "
+                f"{self.run_dir / 'samples.salvaged.jsonl'}")
 
     # -- metadata (set_meta/get_meta come from SQLiteFile) ------------------------------
     def run_meta(self) -> RunMeta | None:
@@ -150,9 +191,63 @@ class RunStore(SQLiteFile):
         """Write the run's :class:`RunMeta` (one record, replacing the previous one)."""
         self.set_meta("run", meta.to_dict())
 
+    # -- sessions -------------------------------------------------------------------------
+    def begin_session(self, **fields: Any) -> None:
+        """Open this session's record (pid, host, start); a session left open is closed as ``killed``.
+
+        Call it holding the run folder's lock (:mod:`physeval.run_lock`): then a session still open
+        belongs to a process that is gone. Until :meth:`end_session`, each row written updates the
+        record in the row's own transaction.
+        """
+        now = time.time()
+        closed = self._closed_leftover()
+        self._session = {"started_at": _iso(now), "started": now, "pid": os.getpid(), "host": socket.gethostname(),
+                         "last_write_at": _iso(now), "last_write": now, "new_samples": 0, "errors": 0,
+                         "regraded": 0, **fields}
+        statements = [] if closed is None else [self._sessions_statement(closed)]
+        statements.append(self._meta_statement(_SESSION_OPEN, self._session))
+        self._write_many(statements)
+
+    def end_session(self, ended: str, **fields: Any) -> dict[str, Any] | None:
+        """Close this session's record: how it ``ended`` (``finished``, ``interrupted``, an abort's kind...)."""
+        if self._session is None:
+            return None
+        now = time.time()
+        entry = _closed(self._session, ended=ended, ended_at=now, **fields)
+        self._write_many([self._sessions_statement(entry), ("DELETE FROM meta WHERE key = ?", (_SESSION_OPEN,))])
+        self._session = None
+        return entry
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Every session, oldest first; one still open is shown as ``ended: "running or killed"``."""
+        ended = list(self.get_meta("sessions", []) or [])
+        open_one = self.get_meta(_SESSION_OPEN)
+        if isinstance(open_one, dict) and self._session is None:
+            ended.append(_closed(open_one, ended="running or killed", ended_at=open_one.get("last_write")))
+        return ended
+
+    def _closed_leftover(self) -> dict[str, Any] | None:
+        left = self.get_meta(_SESSION_OPEN)
+        if not isinstance(left, dict):
+            return None
+        return _closed(left, ended="killed", ended_at=left.get("last_write"),
+                       note="no end was recorded: the process was killed, or its last writes failed")
+
+    def _sessions_statement(self, entry: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+        sessions = list(self.get_meta("sessions", []) or [])
+        sessions.append(entry)
+        return self._meta_statement("sessions", sessions)
+
+    @staticmethod
+    def _meta_statement(key: str, value: Any) -> tuple[str, tuple[Any, ...]]:
+        return "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
+
     # -- samples --------------------------------------------------------------------------
     def append(self, row: SampleRow) -> None:
-        """Write one sample atomically (replacing an earlier row with the same key)."""
+        """Write one sample atomically (replacing an earlier row with the same key).
+
+        In an open session the session's record is updated in the same transaction.
+        """
         if not row.created_at:
             row.created_at = datetime.now(UTC).isoformat(timespec="seconds")
         values = []
@@ -164,8 +259,17 @@ class RunStore(SQLiteFile):
                 value = int(value)
             values.append(value)
         sql = f"INSERT OR REPLACE INTO samples({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-        with self._lock:
-            self._db.execute(sql, values)
+        session = self._session
+        if session is None:
+            self._write(sql, values)
+            return
+        now = time.time()
+        updated = {**session, "last_write_at": _iso(now), "last_write": now}
+        if not row.ungraded:
+            updated["new_samples"] = session["new_samples"] + 1
+            updated["errors"] = session["errors"] + (row.status == "error")
+        self._write_many([(sql, values), self._meta_statement(_SESSION_OPEN, updated)])
+        self._session = updated
 
     def keys(self, *, status: str | None = None) -> set[tuple[str, str, int]]:
         """Keys of stored rows, optionally only those with ``status``."""
@@ -174,51 +278,87 @@ class RunStore(SQLiteFile):
         if status:
             sql += " WHERE status = ?"
             args = (status,)
-        with self._lock:
-            return {(p, v, int(s)) for p, v, s in self._db.execute(sql, args)}
+        return {(p, v, int(s)) for p, v, s in self._read(sql, args)}
 
     def rows(self) -> list[SampleRow]:
         """Every row, sorted by key (numeric ids in numeric order)."""
-        return sorted(self.iter_rows(), key=lambda r: (_natural(r.problem_id), _natural(r.variant), r.sample))
+        return _sorted(self.iter_rows())
 
     def iter_rows(self) -> Iterator[SampleRow]:
         """Every row in storage order."""
-        with self._lock:
-            fetched = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM samples").fetchall()
-        for values in fetched:
-            data = dict(zip(_COLUMNS, values))
-            for name in _JSON_COLUMNS:
-                data[name] = json.loads(data[name]) if data[name] is not None else ({} if name != "messages" else [])
-            if data["correct"] is not None:
-                data["correct"] = bool(data["correct"])
-            data["cached"] = bool(data["cached"])
-            yield SampleRow(**data)
+        for values in self._read(f"SELECT {', '.join(_COLUMNS)} FROM samples"):
+            yield _decode(values)
 
     def count(self) -> int:
         """Number of stored rows."""
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM samples")[0][0])
+
+    @staticmethod
+    def salvage(run_dir: str | Path) -> tuple[list[SampleRow], int]:
+        """The rows of a (possibly damaged) ``samples.sqlite`` that can be read, sorted by key, and the
+        number of rows SQLite returned but that could not be decoded. Nothing is written."""
+        rows, undecodable = [], 0
+        for values in readable_rows(Path(run_dir) / DB_NAME, "samples", _COLUMNS):
+            try:
+                rows.append(_decode(values))
+            except (TypeError, ValueError):
+                undecodable += 1
+        return _sorted(rows), undecodable
 
     # -- exports --------------------------------------------------------------------------
     def export(self, path: str | Path, fmt: str = "jsonl") -> Path:
         """Write every row, sorted by key, as JSONL or Parquet (one column per field)."""
-        path = Path(path)
-        records = [_flat(row) for row in self.rows()]
-        if fmt == "jsonl":
-            with path.open("w", encoding="utf-8") as fh:
-                for record in records:
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        elif fmt == "parquet":
-            try:
-                import pyarrow as pa
-                import pyarrow.parquet as pq
-            except ImportError as exc:
-                raise RuntimeError("Parquet export needs pyarrow: pip install 'physeval[parquet]'") from exc
-            table = pa.Table.from_pylist([_parquet_safe(r) for r in records])
-            pq.write_table(table, path)
-        else:
-            raise ValueError(f"unknown export format {fmt!r}: use jsonl or parquet")
-        return path
+        return export_rows(self.rows(), path, fmt)
+
+
+def export_rows(rows: Iterable[SampleRow], path: str | Path, fmt: str = "jsonl") -> Path:
+    """Write ``rows`` as JSONL or Parquet (one column per field), as :meth:`RunStore.export` does."""
+    path = Path(path)
+    records = [_flat(row) for row in rows]
+    if fmt == "jsonl":
+        with path.open("w", encoding="utf-8") as fh:
+            for record in records:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    elif fmt == "parquet":
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError as exc:
+            raise RuntimeError("Parquet export needs pyarrow: pip install 'physeval[parquet]'") from exc
+        table = pa.Table.from_pylist([_parquet_safe(r) for r in records])
+        pq.write_table(table, path)
+    else:
+        raise ValueError(f"unknown export format {fmt!r}: use jsonl or parquet")
+    return path
+
+
+def _decode(values: Iterable[Any]) -> SampleRow:
+    data = dict(zip(_COLUMNS, values))
+    for name in _JSON_COLUMNS:
+        data[name] = json.loads(data[name]) if data[name] is not None else ({} if name != "messages" else [])
+    if data["correct"] is not None:
+        data["correct"] = bool(data["correct"])
+    data["cached"] = bool(data["cached"])
+    return SampleRow(**data)
+
+
+def _sorted(rows: Iterable[SampleRow]) -> list[SampleRow]:
+    return sorted(rows, key=lambda r: (_natural(r.problem_id), _natural(r.variant), r.sample))
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")  # as provenance.utc_iso
+
+
+def _closed(record: dict[str, Any], *, ended: str, ended_at: Any, **fields: Any) -> dict[str, Any]:
+    """A session record as ``sessions`` keeps it: start, end, how it ended, wall seconds, counts."""
+    started = float(record.get("started") or 0.0)
+    end = float(ended_at) if isinstance(ended_at, (int, float)) else started
+    entry = {k: v for k, v in record.items() if k not in ("started", "last_write", "last_write_at")}
+    entry.update(ended=ended, ended_at=_iso(end), wall_s=round(max(0.0, end - started), 3),
+                 aborted=entry.get("aborted"), interrupted=ended in ("interrupted", "terminated"))
+    entry.update(fields)
+    return entry
 
 
 def _flat(row: SampleRow) -> dict[str, Any]:

@@ -102,6 +102,9 @@ class Session:
         regraded: Rows it graded again from a stored completion.
         aborted: The abort's kind and message, when it aborted.
         interrupted: Whether it was interrupted (Ctrl-C, SIGTERM).
+        ended: How it ended: ``finished``, ``interrupted``, ``aborted``, ``storage`` (a full or failing
+            disk), ``crashed``, or ``killed`` (no end was recorded; ``ended_at`` is its last write);
+            empty in files written before sessions said so.
     """
 
     started_at: str | None = None
@@ -112,6 +115,7 @@ class Session:
     regraded: int = 0
     aborted: str | None = None
     interrupted: bool = False
+    ended: str = ""
 
 
 @dataclass(frozen=True)

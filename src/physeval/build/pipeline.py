@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +36,7 @@ from physeval.build.store import BuildStore
 from physeval.build.taxonomy import load_taxonomy
 from physeval.errors import OptionError, UserError
 from physeval.models.base import Model
+from physeval.run_lock import hold_run_folder
 
 __all__ = ["STAGES", "BuildModels", "BuildOptions", "BuildResult", "export_build", "run_build"]
 
@@ -219,7 +221,9 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
         raise OptionError("--solver needs at least one --judge to verify the programs")
     owns_cache = cache == "default"
     response_cache = ResponseCache() if owns_cache else cache
-    store = BuildStore(out)
+    folder = ExitStack()  # one writer a build folder (physeval.run_lock), released after the store closes
+    folder.enter_context(hold_run_folder(out, "build"))
+    store = folder.enter_context(BuildStore(out))
     result = BuildResult(Path(out))
     try:
         _check_settings(store, options.settings(), models.names())
@@ -258,7 +262,7 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
         result.requests = dict(caller.requests)
         result.cache_hits = dict(caller.cache_hits)
     finally:
-        store.close()
+        folder.close()
         if owns_cache and response_cache is not None:
             response_cache.close()
     return result

@@ -18,6 +18,7 @@ from physeval.cli._common import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_STORAGE,
     EXIT_TERMINATED,
     EXIT_USER_ERROR,
 )
@@ -27,7 +28,7 @@ from physeval.cli._common import (
 from physeval.errors import UserError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED",
-           "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
+           "EXIT_STORAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
 
 
 def build_parser(task: str | None = None) -> argparse.ArgumentParser:
@@ -56,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Exit status: 0 when every planned sample was answered and graded; 3 when some ended in
     errors or were not run; 4 when the run was aborted (model unreachable, wrong key or model
-    name, circuit breaker); 2 for a user error (one line saying what to do); 1 for a bug in
+    name, circuit breaker); 5 when the run folder's storage failed (a full or read-only disk, an
+    I/O error, a damaged ``samples.sqlite``: one line with the cause and what to do, every
+    committed row kept); 2 for a user error (one line saying what to do); 1 for a bug in
     physeval (with its traceback); 130 when interrupted (Ctrl-C), 143 when terminated (SIGTERM,
     which stops a command as Ctrl-C does); 141, silently, when the reader of standard output has
     gone (``physeval vary ... | head``), as for any Unix tool.
@@ -72,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rich.markup import escape
 
     from physeval.cli._task_choice import task_named_in
-    from physeval.errors import ModelError, RunAborted
+    from physeval.errors import ModelError, RunAborted, StorageError
 
     parser = build_parser(task_named_in(arguments))
     args = parser.parse_args(arguments)
@@ -91,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with sigterm_as_interrupt():
             return int(args.func(args) or 0)
+    except StorageError as exc:  # the disk, not the evaluation: the cause and what to do
+        _console.print(f"[red]error:[/] {escape(str(exc))}" + (f"; what to do: {escape(exc.hint)}" if exc.hint else ""))
+        return EXIT_STORAGE
     except UserError as exc:
         _console.print(f"[red]error:[/] {escape(str(exc))}")
         return EXIT_USER_ERROR

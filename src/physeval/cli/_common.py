@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["console", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED", "EXIT_INTERRUPTED",
-           "EXIT_TERMINATED", "EXIT_BROKEN_PIPE", "interrupted_status"]
+__all__ = ["console", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED", "EXIT_STORAGE",
+           "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE", "interrupted_status"]
 
 
 class _LazyConsole:
@@ -33,6 +33,7 @@ EXIT_BUG = 1
 EXIT_USER_ERROR = 2
 EXIT_INCOMPLETE = 3
 EXIT_ABORTED = 4
+EXIT_STORAGE = 5  # the run folder's disk: full, read-only, failing, or a damaged samples.sqlite
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what the shell reports for a tool whose reader went away
 EXIT_TERMINATED = 143  # 128 + SIGTERM

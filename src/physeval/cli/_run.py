@@ -16,6 +16,7 @@ from physeval.cli._common import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_STORAGE,
     interrupted_status,
 )
 from physeval.cli._common import (
@@ -114,8 +115,13 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
         if not RunStore.exists(args.resume):
             raise UserError(f"--resume {args.resume}: no physeval run there")
         with RunStore(args.resume) as store:
-            meta = store.run_meta()
-            stored = dict(meta.invocation) if meta is not None else {}
+            meta, rows = store.run_meta(), store.count()
+        if meta is None:  # e.g. a disk that filled as the run began: resuming would plan the defaults
+            raise UserError(f"--resume {args.resume}: {Path(args.resume) / 'samples.sqlite'} holds no run record "
+                            f"({rows} sample rows; the run that made it stopped before recording what it runs), so "
+                            "there is nothing to resume: start the run again with its options and `--out "
+                            f"{args.resume}`, or remove the folder")
+        stored = dict(meta.invocation)
     explicit = {k: v for k, v in vars(args).items() if v is not None and k not in ("func", "command")}
     from_file = _read_run_config(args.config, set(vars(args))) if getattr(args, "config", None) else {}
     merged = {**stored, **from_file, **{k: v for k, v in explicit.items() if v is not False}}
@@ -197,10 +203,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
         else:
             _console.print(f"[yellow]{how}[/] before the run started: nothing was written")
         return interrupted_status(exc)
+    try:
+        return _print_run_end(args, summary, result, config, run_dir)
+    except KeyboardInterrupt as exc:  # the run is over; only its printout was cut short
+        _console.print(f"[yellow]interrupted while printing[/]: the run itself had ended and is kept in "
+                       f"{escape(str(run_dir))}; `physeval report {escape(str(run_dir))}` prints it again")
+        return interrupted_status(exc)
+
+
+def _print_run_end(args: argparse.Namespace, summary: Any, result: Any, config: Any, run_dir: Path) -> int:
+    """What a run that ended prints, and its exit status."""
     _print_outcome(summary)
     _print_tokens(summary, config, run_dir)
+    written = f"summary: {escape(str(run_dir / 'summary.json'))}" if result.summary_error is None else \
+        f"[red]summary.json was not written[/] ({escape(result.summary_error)}): the table above is all there is"
     _console.print(f"{result.completed_now} new samples ({result.errors_now} errors), {result.skipped} kept "
-                   f"from before; summary: {escape(str(run_dir / 'summary.json'))}")
+                   f"from before; {written}")
+    if result.storage is not None:  # the disk stopped the run: no logging, the cause and what to do
+        _console.print(f"[red bold]run stopped by its storage[/] ({escape(result.storage.kind)}): "
+                       f"{escape(str(result.storage))}")
+        _console.print(f"  what to do: {escape(result.storage.hint)}, then `physeval run --resume "
+                       f"{escape(str(run_dir))}` (every finished sample is kept)")
+        return EXIT_STORAGE
     if getattr(args, "wandb", None) or getattr(args, "tensorboard", None):
         from physeval.integrations.logging import log_run
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from physeval.errors import StorageError
 from physeval.sqlite_file import SQLiteFile
 
 __all__ = ["PoisonCache", "code_identity", "item_key"]
@@ -71,7 +72,7 @@ class PoisonCache(SQLiteFile):
         """The cache, or ``None`` when it cannot be opened (a read-only disk): items are then computed."""
         try:
             return cls(path)
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error, StorageError):  # StorageError: what SQLiteFile makes of the first two
             return None
 
     def get(self, key: str) -> dict[str, Any] | None:

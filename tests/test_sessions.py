@@ -1,0 +1,70 @@
+"""Every session of a run is recorded, interrupted, killed or not (issue 33, findings 5 and 6b): its
+start, end, how it ended and the samples it wrote; the summary's wall time is their sum. A Ctrl-C
+during the final printout says what it cut short."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from _run_folder import (
+    HANG_GUARD,
+    Held,
+    arithmetic_run,
+    assert_no_bug,
+    physeval_child,
+    physeval_run,
+    rows_in,
+    wait_for,
+)
+from physeval.testing import ScriptedServer
+
+
+@pytest.mark.parametrize(("stop", "status", "ended"), [(signal.SIGINT, 130, "interrupted"),
+                                                       (signal.SIGKILL, -9, "killed")])
+def test_a_stopped_session_is_recorded_and_the_wall_time_is_the_sum(tmp_path: Path, stop: signal.Signals,
+                                                                    status: int, ended: str) -> None:
+    run_dir = tmp_path / "run"
+    script = Held(1 + 5)
+    with ScriptedServer(script, model="m") as server:
+        first = physeval_child(arithmetic_run(server.base_url, run_dir, samples=4))
+        try:
+            # the five answers graded and stored (the held requests keep the run mid-way)
+            wait_for(lambda: rows_in(run_dir, "status = 'answered'") >= 5, first)
+            first.send_signal(stop)
+            _, err = first.communicate(timeout=HANG_GUARD)
+        finally:
+            script.release.set()
+        assert first.returncode == status, err
+        written = rows_in(run_dir, "error_kind IS NOT 'ungraded'")
+        resumed = physeval_run(["run", "--resume", str(run_dir), "--no-progress"])
+        assert resumed.returncode == 0, resumed.stderr
+    provenance = json.loads((run_dir / "summary.json").read_text())["provenance"]
+    sessions = provenance["sessions"]
+    assert [s["ended"] for s in sessions] == [ended, "finished"]
+    assert sessions[0]["started_at"] and sessions[0]["ended_at"] and sessions[0]["wall_s"] > 0
+    assert sessions[0]["new_samples"] == written >= 5  # what the first session wrote, by its own record
+    assert sum(s["new_samples"] for s in sessions) == 12 * 4
+    assert provenance["wall_s"] == round(sum(s["wall_s"] for s in sessions), 3)
+    assert provenance["started_at"] == sessions[0]["started_at"]
+
+
+_CUT_PRINTOUT = """
+import physeval.cli._run as _run
+def _cut(*args, **kwargs):
+    raise KeyboardInterrupt
+_run._print_outcome = _cut
+"""
+
+
+def test_ctrl_c_during_the_final_printout_says_the_run_is_kept(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    with ScriptedServer(Held(10 ** 9), model="m") as server:
+        done = physeval_run(arithmetic_run(server.base_url, run_dir, samples=1), prelude=_CUT_PRINTOUT)
+    assert done.returncode == 130, done.stderr
+    assert_no_bug(done.stderr)
+    assert "interrupted while printing" in done.stderr and f"physeval report {run_dir}" in done.stderr
+    assert (run_dir / "summary.json").is_file()
