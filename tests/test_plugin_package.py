@@ -54,6 +54,9 @@ demo = "demo_physeval_plugin:Doubler"
 
 [project.entry-points."physeval.metrics"]
 demo-even = "demo_physeval_plugin:even_accuracy"
+
+[project.entry-points."physeval.sandboxes"]
+demo-nice = "demo_physeval_plugin.backend:NiceBackend"
 """
 
 DEMO = '''\
@@ -112,6 +115,29 @@ def even_accuracy(outcomes: Sequence[SampleOutcome]) -> MetricSet:
     return MetricSet({"even_accuracy": metric} if metric is not None else {})
 '''
 
+BACKEND = '''\
+"""A sandbox backend: the ``none`` backend's run, at a lower CPU priority."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from physeval.scenes.sandbox.context import RunContext
+from physeval.scenes.sandbox.unsafe import NoneBackend
+
+
+class NiceBackend(NoneBackend):
+    """No isolation (like ``none``), every program under ``nice -n 5``."""
+
+    name = "demo-nice"
+
+    def command(self, ctx: RunContext) -> list[str]:
+        return ["/usr/bin/nice", "-n", "5", *super().command(ctx)]
+
+    def isolation_report(self) -> dict[str, Any]:
+        return {**super().isolation_report(), "cpu": "nice 5"}
+'''
+
 # The decorators are typed to what they register: this file must type-check ...
 TYPED = '''\
 """The registries' decorators keep the decorated object's type."""
@@ -145,6 +171,9 @@ broken = "broken_physeval_plugin:NOT_THERE"
 
 [project.entry-points."physeval.metrics"]
 broken-metric = "broken_physeval_plugin:NUMBER"
+
+[project.entry-points."physeval.sandboxes"]
+broken-sandbox = "broken_physeval_plugin:not_a_task"
 """
 
 BROKEN = '''\
@@ -180,7 +209,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = Path(physeval.__file__).resolve().parents[1]  # physeval's src folder (py.typed beside it)
     Path(purelib, "physeval-dev.pth").write_text(f"{source}\n{sysconfig.get_paths()['purelib']}\n")
     demo = _package(root, "demo-physeval-plugin", "demo_physeval_plugin", DEMO_ENTRY_POINTS,
-                    {"__init__.py": DEMO, "typed_use.py": TYPED})
+                    {"__init__.py": DEMO, "typed_use.py": TYPED, "backend.py": BACKEND})
     broken = _package(root, "broken-physeval-plugin", "broken_physeval_plugin", BROKEN_ENTRY_POINTS,
                       {"__init__.py": BROKEN})
     for package in (demo, broken):
@@ -213,6 +242,15 @@ def test_the_plugin_type_checks_against_the_installed_physeval(venv: Path, tmp_p
     assert done.stdout.count("error: Value of type variable") == 2, done.stdout
 
 
+def test_the_plugins_sandbox_backend_renders_from_the_command_line(venv: Path, tmp_path: Path) -> None:
+    program = tmp_path / "scene.py"
+    program.write_text("import sys\nopen(sys.argv[1], 'w').write('not a video')\n")
+    done = _physeval(venv, "render", str(program), "--sandbox", "demo-nice", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr  # ran, and (as written) played no video
+    render = json.loads(done.stdout[done.stdout.index("{"):])
+    assert render["sandbox_mode"] == "demo-nice" and render["stage"] == "executable", render
+
+
 def test_the_plugins_task_provider_and_metric_run_from_the_command_line(venv: Path, tmp_path: Path) -> None:
     listed = _physeval(venv, "tasks", cwd=tmp_path)
     assert listed.returncode == 0 and "demo-doubling" in listed.stdout, listed.stderr
@@ -237,10 +275,15 @@ def test_the_plugins_task_provider_and_metric_run_from_the_command_line(venv: Pa
     (("run", "demo-doubling", "--model", "demo/x", "--metrics", "broken-metric"),
      ("'broken-physeval-plugin'", "broken-metric = broken_physeval_plugin:NUMBER",
       "it should point to a function (outcomes")),
+    (("render", "scene.py", "--sandbox", "broken-sandbox"),
+     ("'broken-physeval-plugin'", "broken-sandbox = broken_physeval_plugin:not_a_task",
+      "it should point to a subclass of physeval.scenes.sandbox.backend.Backend")),
 ])
 def test_a_wrong_entry_point_is_one_line_naming_the_plugin_and_what_it_should_point_to(
         venv: Path, tmp_path: Path, args: tuple[str, ...], names: tuple[str, ...]) -> None:
-    done = _physeval(venv, *args, "--out", str(tmp_path / "run"), "--no-progress", cwd=tmp_path)
+    (tmp_path / "scene.py").write_text("print('hello')\n")
+    extra = ("--out", str(tmp_path / "run"), "--no-progress") if args[0] == "run" else ()
+    done = _physeval(venv, *args, *extra, cwd=tmp_path)
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 2, done.stderr
     [line] = [line for line in lines if "broken-physeval-plugin" in line]

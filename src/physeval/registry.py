@@ -143,6 +143,15 @@ class Registry(Generic[T]):
         with self._lock:
             return dict(sorted(self._objects.items()))
 
+    def copy(self) -> Registry[T]:
+        """A registry holding what this one holds, filled apart from it from now on (for tests)."""
+        other: Registry[T] = Registry(self.kind, self.group, expects=self.expects, check=self._check,
+                                      normalise=self._normalise, error=self._error)
+        with self._lock:
+            other._objects, other._origins = dict(self._objects), dict(self._origins)
+            other._lazy, other._scanned, other._problems = dict(self._lazy), self._scanned, list(self._problems)
+        return other
+
     def plugin_problems(self) -> list[str]:
         """One line per plugin entry point that could not be used (so far), for listings to show."""
         self._scan()

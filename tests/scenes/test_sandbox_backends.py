@@ -67,7 +67,7 @@ def test_auto_never_falls_back_to_no_isolation(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_a_backend_is_one_registered_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "BACKENDS", registry.BACKENDS.copy())
     monkeypatch.setattr(registry, "_INSTANCES", dict(registry._INSTANCES))
 
     @register_backend

@@ -37,7 +37,7 @@ class _Unavailable(Backend):
 @pytest.fixture(autouse=True)
 def _unavailable_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the test backend in a copy of the registry, so no other test sees it."""
-    monkeypatch.setattr(backend_registry, "_REGISTRY", dict(backend_registry._REGISTRY))
+    monkeypatch.setattr(backend_registry, "BACKENDS", backend_registry.BACKENDS.copy())
     monkeypatch.setattr(backend_registry, "_INSTANCES", dict(backend_registry._INSTANCES))
     register_backend(_Unavailable)
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
 from physeval.errors import OptionError
+from physeval.registry import Registry
 from physeval.scenes.sandbox.budget import MemoryBudget
 from physeval.scenes.sandbox.context import RunContext
 from physeval.scenes.sandbox.host import execute
@@ -38,6 +39,8 @@ from physeval.scenes.sandbox.limits import (
 
 __all__ = [
     "AUTO",
+    "BACKENDS",
+    "ENTRY_POINT_GROUP",
     "Backend",
     "backend_names",
     "choose_backend",
@@ -47,7 +50,7 @@ __all__ = [
 
 AUTO = "auto"
 PROBE_WALL_S = 300.0
-_REGISTRY: dict[str, type[Backend]] = {}
+ENTRY_POINT_GROUP = "physeval.sandboxes"
 _INSTANCES: dict[str, Backend] = {}
 _lock = threading.Lock()
 B = TypeVar("B", bound="type[Backend]")
@@ -123,25 +126,33 @@ class Backend(ABC):
         )
 
 
+def _is_backend_class(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Backend)
+
+
+BACKENDS: Registry[type[Backend]] = Registry(
+    "sandbox backend", ENTRY_POINT_GROUP, check=_is_backend_class, error=OptionError,
+    expects="a subclass of physeval.scenes.sandbox.backend.Backend")
+"""Every backend class by name: physeval's (registered on import), plugins' (entry points ``physeval.sandboxes``)."""
+
+
 def register_backend(cls: B) -> B:
     """Class decorator: make a backend choosable by its ``name``."""
-    _REGISTRY[cls.name] = cls
+    BACKENDS.register(cls.name, cls)
     return cls
 
 
 def backend_names() -> list[str]:
-    """Every registered backend, in ``auto``'s order (``none`` last)."""
-    return [c.name for c in sorted(_REGISTRY.values(), key=lambda c: (not c.isolating, c.rank, c.name))]
+    """Every backend, plugins' included, in ``auto``'s order (``none`` last)."""
+    return [c.name for c in sorted(BACKENDS.items().values(), key=lambda c: (not c.isolating, c.rank, c.name))]
 
 
 def get_backend(name: str) -> Backend:
-    """The (shared) instance of the backend called ``name``."""
+    """The (shared) instance of the backend called ``name`` (``auto`` is :func:`choose_backend`'s)."""
+    cls = BACKENDS.get(name)
     with _lock:
-        if name not in _REGISTRY:
-            known = ", ".join([AUTO, *backend_names()])
-            raise OptionError(f"unknown sandbox backend {name!r} (known: {known})")
         if name not in _INSTANCES:
-            _INSTANCES[name] = _REGISTRY[name]()
+            _INSTANCES[name] = cls()
         return _INSTANCES[name]
 
 
