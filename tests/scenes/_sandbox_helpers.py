@@ -66,3 +66,66 @@ def posix_mq_exists(name: str) -> bool:
 def render_worker_dies(*args: object) -> None:
     """A render job that kills the pool worker running it (as the host's OOM killer would)."""
     os._exit(137)
+
+
+def process_state(pid: int) -> str | None:
+    """The process state letter of ``pid`` (``Z`` for a zombie), ``None`` once it is gone."""
+    try:
+        line = next(ln for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ln.startswith("State:"))
+    except (OSError, StopIteration):
+        return None
+    return line.split()[1]
+
+
+def in_another_pid_namespace(pid: int) -> bool:
+    """Whether ``pid`` lives in a PID namespace other than this process's (a sandboxed one)."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return False
+
+
+def wait_until_gone(pids: set[int], bound_s: float = 300.0) -> None:
+    """Block until every process in ``pids`` has exited (pidfds become readable on exit).
+
+    ``bound_s`` only keeps a broken sandbox from hanging the suite; a healthy one returns as soon
+    as the kernel has killed the processes.
+    """
+    import select
+
+    fds = []
+    for pid in pids:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except ProcessLookupError:
+            continue
+    try:
+        while fds:
+            ready, _, _ = select.select(fds, [], [], bound_s)
+            if not ready:
+                return
+            for fd in ready:
+                fds.remove(fd)
+                os.close(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+PF_EXITING = 0x4
+"""The kernel's task flag for a process inside exit (``/proc/PID/stat``, field 9)."""
+
+
+def dying(pid: int) -> bool:
+    """Whether ``pid`` can never run the program again: gone, a zombie, inside exit (``PF_EXITING``),
+    or with SIGKILL pending. Read from the kernel's state, not from a clock."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = dict(ln.split(":", 1) for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in ln)
+    except OSError:
+        return True
+    after_name = stat.rsplit(")", 1)[1].split()  # state is the first field after the command name
+    if after_name[0] in ("Z", "X") or int(after_name[6]) & PF_EXITING:
+        return True
+    pending = int(fields.get("SigPnd", "0").strip(), 16) | int(fields.get("ShdPnd", "0").strip(), 16)
+    return bool(pending & (1 << 8))

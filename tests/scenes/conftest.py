@@ -12,12 +12,20 @@ import os
 import secrets
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _sandbox_helpers import AVAILABLE, ISOLATING, WHY_NOT, host_sysv_objects, pids_in_uid_range
+from _sandbox_helpers import (
+    AVAILABLE,
+    ISOLATING,
+    WHY_NOT,
+    dying,
+    host_sysv_objects,
+    in_another_pid_namespace,
+    pids_in_uid_range,
+    wait_until_gone,
+)
 
 
 def backend_params() -> list[object]:
@@ -55,17 +63,36 @@ def contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.F
     os.chmod(private_tmp, 0o755)
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     ipc_before = host_sysv_objects()
-    own = (lo, lo + 100_000) if os.geteuid() == 0 else (os.getuid(), os.getuid() + 1)
+    root = os.geteuid() == 0
+    own = (lo, lo + 100_000) if root else (os.getuid(), os.getuid() + 1)
     before = pids_in_uid_range(*own)  # as an ordinary user: this test session's own processes
 
     def leftovers() -> set[int]:
-        return pids_in_uid_range(*own) - before
+        new = pids_in_uid_range(*own) - before
+        # as root the range is this test's alone; as an ordinary user, a sandboxed process is one in another
+        # PID namespace (the session's own new processes, a worker pool say, are not the sandbox's)
+        return new if root else {pid for pid in new if in_another_pid_namespace(pid)}
 
     yield tmp_path
-    deadline = time.monotonic() + 5
-    while leftovers() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert leftovers() == set(), "a sandboxed process outlived its run"
+    left = leftovers()
+    alive = {pid for pid in left if not dying(pid)}  # what could still run: no clock decides it
+    assert alive == set(), f"a sandboxed process outlived its run: {_describe(alive)}"
+    wait_until_gone(left)  # the dying ones: their exit is an event (hang guard only)
     assert not glob.glob(str(private_tmp / "physeval-sandbox-*")), "a sandbox working directory was left behind"
     left = {obj for obj in host_sysv_objects() - ipc_before if own[0] <= obj[2] < own[1]}
     assert left == set(), f"SysV IPC objects left on the host: {left}"
+
+
+def _describe(pids: set[int]) -> dict[int, str]:
+    """Each process's state, pending signals and command line (for the failure message)."""
+    out = {}
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text().splitlines()
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120].decode(errors="replace")
+        except OSError:
+            out[pid] = "gone"
+            continue
+        keep = [ln for ln in status if ln.split(":")[0] in ("State", "SigPnd", "ShdPnd", "PPid", "NSpid")]
+        out[pid] = "; ".join(keep) + f"; cmd {cmd}"
+    return out

@@ -280,47 +280,11 @@ run_sandboxed("import time\nprint('started', flush=True)\ntime.sleep(600)\n", li
 """
 
 
-def _wait_until_gone(pids: set[int], bound_s: float = 300.0) -> None:
-    """Block until every process in ``pids`` has exited (pidfds become readable on exit).
-
-    ``bound_s`` only keeps a broken sandbox from hanging the suite; a healthy one returns as soon
-    as the kernel has killed the processes.
-    """
-    import select
-
-    fds = []
-    for pid in pids:
-        try:
-            fds.append(os.pidfd_open(pid))
-        except ProcessLookupError:
-            continue
-    try:
-        while fds:
-            ready, _, _ = select.select(fds, [], [], bound_s)
-            if not ready:
-                return
-            for fd in ready:
-                fds.remove(fd)
-                os.close(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
-
-
-def _state(pid: int) -> str | None:
-    """The process state letter of ``pid`` (``Z`` for a zombie), ``None`` once it is gone."""
-    try:
-        line = next(ln for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ln.startswith("State:"))
-    except (OSError, StopIteration):
-        return None
-    return line.split()[1]
-
-
 def test_a_killed_host_takes_the_whole_sandbox_with_it(backend: str, tmp_path: Path) -> None:
     import signal
     import sys
 
-    from _sandbox_helpers import pids_in_uid_range
+    from _sandbox_helpers import pids_in_uid_range, process_state, wait_until_gone
 
     from physeval.scenes.sandbox import host
 
@@ -345,8 +309,8 @@ def test_a_killed_host_takes_the_whole_sandbox_with_it(backend: str, tmp_path: P
         assert sandboxed, "the program printed, so its processes exist"
         proc.send_signal(signal.SIGKILL)  # physeval dies without any chance to clean up
         proc.wait()
-        _wait_until_gone(sandboxed)
-        left = {pid: _state(pid) for pid in running() & sandboxed}
+        wait_until_gone(sandboxed)
+        left = {pid: process_state(pid) for pid in running() & sandboxed}
         assert {pid for pid, state in left.items() if state not in ("Z", None)} == set(), (
             f"sandboxed processes outlived the host process: {left}")  # a zombie holds nothing; its reaper is not ours
     finally:

@@ -104,11 +104,18 @@ def _state(on: bool, detail: str) -> dict[str, str]:
     return {"state": "on" if on else "off", "detail": detail}
 
 
+def _short_temp_dir() -> str:
+    """The temporary directory, or ``/tmp`` when a socket path below it would pass the kernel's
+    108 bytes (a deep ``TMPDIR``, such as a test worker's)."""
+    base = tempfile.gettempdir()
+    return base if len(os.path.join(base, "physeval-check-xxxxxxxx", "host.sock").encode()) < 100 else "/tmp"
+
+
 def check_properties(backend: Backend, python: str) -> dict[str, dict[str, str]]:
     """Run the probe through ``backend`` and report each property as on/off with evidence."""
     import physeval
 
-    planted_dir = tempfile.mkdtemp(prefix="physeval-check-")
+    planted_dir = tempfile.mkdtemp(prefix="physeval-check-", dir=_short_temp_dir())
     planted = os.path.join(planted_dir, "planted.txt")
     Path(planted).write_text("host file\n")
     sock_path = os.path.join(planted_dir, "host.sock")
@@ -246,7 +253,7 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
     (:func:`environment_status`): ``verified`` is ``None`` when programs could not import what
     the scene prompt promises there.
     """
-    from physeval.scenes.sandbox.interpreter import default_sandbox_python
+    from physeval.scenes.sandbox.interpreter import default_sandbox_python, pin_interpreter
 
     python = python or default_sandbox_python()
     backends = {name: dict(zip(("available", "detail"), get_backend(name).available())) for name in backend_names()}
@@ -288,6 +295,8 @@ def isolation_report(sandbox: str = AUTO, *, python: str | None = None, probe: b
     status = environment_status(python, backend.name)
     if status["environment_error"]:
         warnings_.append(status["environment_error"])
+    # the probes below run the interpreter as programs do: pinned to its build, never through the switching link
+    python = status["verified"]["python"] if status["verified"] else pin_interpreter(python)
     report["environment"] = "rebuilt from scratch (PATH, HOME/TMPDIR in the working dir, locale, thread counts)"
     report["rlimits"] = [
         "RLIMIT_CPU",
