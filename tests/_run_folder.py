@@ -105,7 +105,8 @@ def wait_for(condition: Callable[[], bool], child: subprocess.Popen[str] | None 
 
 class Held:
     """A script that answers the first ``allow`` requests and holds every later one until released;
-    ``answered`` is set once it has answered ``allow`` (the test's event, never a sleep)."""
+    ``answered`` is set once it has answered ``allow`` (the test's event, never a sleep). ``pad``
+    dots after each answer make its rows big (a disk fills sooner, a table spans more pages)."""
 
     def __init__(self, allow: int, pad: int = 0) -> None:
         self.allow, self.pad = allow, pad
@@ -120,13 +121,7 @@ class Held:
             self.release.wait(HANG_GUARD)
         if last:
             self.answered.set()
-        return Reply.text(arithmetic_reply(request).content + " " * self.pad)
-
-
-def padded(pad: int) -> Held:
-    """A script that answers everything at once, each answer padded with ``pad`` spaces."""
-    script = Held(10 ** 9, pad)
-    return script
+        return Reply.text(arithmetic_reply(request).content + " " + "." * self.pad)
 
 
 @contextlib.contextmanager

@@ -32,7 +32,7 @@ from typing import Any
 
 from physeval.sqlite_file import SQLiteFile, readable_rows
 
-__all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME", "UNGRADED", "export_rows"]
+__all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME", "UNGRADED", "export_rows", "Repair", "repair"]
 
 DB_NAME = "samples.sqlite"
 
@@ -177,9 +177,10 @@ class RunStore(SQLiteFile):
         return (Path(run_dir) / DB_NAME).is_file()
 
     def damage_hint(self) -> str:
-        """What to do with a damaged ``samples.sqlite``: salvage the readable rows."""
-        return (f"`physeval export {self.run_dir} --salvage` writes the readable rows to "
-                f"{self.run_dir / 'samples.salvaged.jsonl'}")
+        """What to do with a damaged ``samples.sqlite``: keep the readable rows, then resume."""
+        return (f"`physeval repair {self.run_dir}` keeps them in a new {DB_NAME} (the damaged file is moved aside), "
+                f"then `physeval run --resume {self.run_dir}` asks again for the rest; or `physeval export "
+                f"{self.run_dir} --salvage` writes them to {self.run_dir / 'samples.salvaged.jsonl'}")
 
     # -- metadata (set_meta/get_meta come from SQLiteFile) ------------------------------
     def run_meta(self) -> RunMeta | None:
@@ -309,6 +310,39 @@ class RunStore(SQLiteFile):
     def export(self, path: str | Path, fmt: str = "jsonl") -> Path:
         """Write every row, sorted by key, as JSONL or Parquet (one column per field)."""
         return export_rows(self.rows(), path, fmt)
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What :func:`repair` kept: rows, rows SQLite returned that could not be decoded, meta keys, and
+    where the damaged file went."""
+
+    rows: int
+    undecodable: int
+    meta_keys: tuple[str, ...]
+    damaged: Path
+
+
+def repair(run_dir: str | Path) -> Repair:
+    """Rebuild ``run_dir``'s ``samples.sqlite`` from what the damaged one still holds.
+
+    The readable rows and meta records (the run record, plan, sessions) go into a new file; the
+    damaged one (with its WAL) is renamed ``samples.sqlite.damaged-<time>``, never deleted. Hold the
+    folder's lock (:func:`physeval.run_lock.hold_run_folder`) around it: it is a writer.
+    """
+    run_dir = Path(run_dir)
+    db = run_dir / DB_NAME
+    rows, undecodable = RunStore.salvage(run_dir)
+    meta = {str(k): str(v) for k, v in readable_rows(db, "meta", ("key", "value"))}
+    aside = db.with_name(f"{DB_NAME}.damaged-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}")
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{db}{suffix}").exists():
+            Path(f"{db}{suffix}").rename(f"{aside}{suffix}")
+    with RunStore(run_dir) as store:
+        store._write_many([("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (k, v)) for k, v in meta.items()])
+        for row in rows:
+            store.append(row)
+    return Repair(rows=len(rows), undecodable=undecodable, meta_keys=tuple(sorted(meta)), damaged=aside)
 
 
 def export_rows(rows: Iterable[SampleRow], path: str | Path, fmt: str = "jsonl") -> Path:

@@ -31,6 +31,9 @@ def add_commands(sub: Any) -> None:
     export.add_argument("run_dir")
     export.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
     export.add_argument("--output", help="output file (default RUN_DIR/samples.FORMAT)")
+    export.add_argument("--salvage", action="store_true",
+                        help="every row a damaged samples.sqlite still holds (default output "
+                             "RUN_DIR/samples.salvaged.FORMAT); `physeval repair` keeps them in the run instead")
     export.set_defaults(func=_cmd_export)
 
     report = sub.add_parser("report", help="print a run's summary",
@@ -65,6 +68,9 @@ def add_commands(sub: Any) -> None:
     compare.set_defaults(func=_cmd_compare)
     _add_analysis_commands(sub)
     _add_leaderboard_command(sub)
+    from physeval.cli import _folders
+
+    _folders.add_commands(sub)
 
 
 def _add_analysis_commands(sub: Any) -> None:
@@ -150,6 +156,10 @@ def _print_task_options(cls: Any) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from physeval.store import RunStore
 
+    if args.salvage:
+        from physeval.cli._folders import salvage_export
+
+        return salvage_export(args.run_dir, args.output, args.format)
     if not RunStore.exists(args.run_dir):
         raise UserError(f"{args.run_dir}: no physeval run there")
     output = Path(args.output) if args.output else Path(args.run_dir) / f"samples.{args.format}"
@@ -169,12 +179,23 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from physeval.cli._folders import print_unfinished
     from physeval.report.tables import print_summary
+    from physeval.store import RunStore
     from physeval.summary import SUMMARY_NAME, read_summary
 
     for run_dir in args.run_dirs:
-        if not (Path(run_dir) / SUMMARY_NAME).is_file():
+        if RunStore.exists(run_dir):  # a damaged store is named (exit 5) before anything is printed
+            with RunStore(run_dir) as store:
+                store.rows()
+        elif not (Path(run_dir) / SUMMARY_NAME).is_file():
             raise UserError(f"no {SUMMARY_NAME} in {run_dir}: is it a physeval run directory?")
+    if len(args.run_dirs) == 1 and not (Path(args.run_dirs[0]) / SUMMARY_NAME).is_file():
+        return print_unfinished(args.run_dirs[0])  # rows and no summary: a run killed (or still going)
+    for run_dir in args.run_dirs:
+        if not (Path(run_dir) / SUMMARY_NAME).is_file():
+            raise UserError(f"no {SUMMARY_NAME} in {run_dir}: the run has not ended (`physeval report {run_dir}` "
+                            "alone shows its rows so far)")
     for run_dir in args.run_dirs:
         summary = read_summary(run_dir)
         if not summary.complete:

@@ -1,0 +1,152 @@
+"""A damaged store is named as such (issue 33, findings 2, 4, 6a), with real truncated and overwritten
+database files: report, export, stats and --resume say "samples.sqlite is damaged (...); N rows
+are readable", exit 5, no traceback; export --salvage writes those N rows, repair keeps them and
+the resume asks only for the rest. A folder with no run record is refused by --resume; report on
+a killed run's folder shows its rows and the resume line."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from _run_folder import (
+    HANG_GUARD,
+    Held,
+    arithmetic_run,
+    assert_no_bug,
+    physeval_child,
+    physeval_run,
+    rows_in,
+    wait_for,
+)
+from physeval.store import RunStore
+from physeval.testing import ScriptedServer
+
+EXIT_STORAGE = 5
+SAMPLES = 10  # 12 problems x 10 samples, answers padded: the table spans many pages
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of the test task, its WAL checkpointed into samples.sqlite."""
+    run_dir = tmp_path_factory.mktemp("finished") / "run"
+    with ScriptedServer(Held(10 ** 9, pad=1500), model="m") as server:
+        done = physeval_run(arithmetic_run(server.base_url, run_dir, samples=SAMPLES))
+    assert done.returncode == 0, done.stderr
+    assert not (run_dir / "samples.sqlite-wal").exists() or (run_dir / "samples.sqlite-wal").stat().st_size == 0
+    return run_dir
+
+
+def _truncate(db: Path) -> None:
+    with db.open("r+b") as fh:
+        fh.truncate(db.stat().st_size // 2)
+
+
+def _overwrite_header(db: Path) -> None:
+    with db.open("r+b") as fh:
+        fh.write(b"\xff" * 100)
+
+
+def _overwrite_a_page(db: Path) -> None:
+    with db.open("r+b") as fh:
+        fh.seek(db.stat().st_size // 2 // 4096 * 4096)
+        fh.write(bytes(range(256)) * 16 * 3)  # three pages of garbage in the middle of the table
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {"truncated": _truncate, "header": _overwrite_header,
+                                             "page": _overwrite_a_page}
+
+
+def _damaged_copy(finished: Path, tmp_path: Path, how: str) -> Path:
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished, run_dir)
+    DAMAGE[how](run_dir / "samples.sqlite")
+    return run_dir
+
+
+def _readable(err: str) -> int:
+    error = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(error) == 1, err
+    found = re.search(r"samples\.sqlite is damaged \(.+\); (\d+) rows are readable", error[0])
+    assert found, error[0]
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("how", sorted(DAMAGE))
+def test_report_names_the_damage_and_salvage_writes_the_readable_rows(finished: Path, tmp_path: Path,
+                                                                      how: str) -> None:
+    originals = {json.dumps(r.key): r for r in RunStore(finished).rows()}
+    run_dir = _damaged_copy(finished, tmp_path, how)
+    report = physeval_run(["report", str(run_dir)])
+    assert report.returncode == EXIT_STORAGE, report.stderr
+    assert_no_bug(report.stderr)
+    assert report.stdout == ""  # nothing of the old summary printed before the damage is named
+    readable = _readable(report.stderr)
+    assert f"physeval repair {run_dir}" in report.stderr and "--salvage" in report.stderr
+    salvaged = physeval_run(["export", str(run_dir), "--salvage"])
+    assert salvaged.returncode == 0, salvaged.stderr
+    lines = [json.loads(x) for x in (run_dir / "samples.salvaged.jsonl").read_text().splitlines()]
+    assert len(lines) == readable
+    assert (how == "header") == (readable == 0) and readable < len(originals)
+    for line in lines:  # every salvaged row is the row that was written
+        original = originals[json.dumps([line["problem_id"], line["variant"], line["sample"]])]
+        assert line["completion"] == original.completion and line["correct"] == original.correct
+
+
+def test_export_stats_and_resume_name_it_and_repair_keeps_the_rows_for_the_resume(finished: Path,
+                                                                                  tmp_path: Path) -> None:
+    run_dir = _damaged_copy(finished, tmp_path, "truncated")
+    with ScriptedServer(Held(10 ** 9), model="m") as server:
+        for argv in (["export", str(run_dir)], ["stats", "sample-efficiency", str(run_dir), str(finished)],
+                     ["run", "--resume", str(run_dir), "--no-progress"]):
+            done = physeval_run(argv)
+            assert done.returncode == EXIT_STORAGE, (argv, done.stderr)
+            assert_no_bug(done.stderr)
+            readable = _readable(done.stderr)
+        assert not server.requests  # the resume asked nothing
+        repaired = physeval_run(["repair", str(run_dir)])
+        assert repaired.returncode == 0, repaired.stderr
+        assert f"repaired: {readable} rows kept" in repaired.stderr and "with its run record" in repaired.stderr
+        assert list(run_dir.glob("samples.sqlite.damaged-*"))  # moved aside, never deleted
+        resumed = physeval_run(["run", "--resume", str(run_dir), "--base-url", server.base_url, "--force",
+                                "--no-progress"])  # --force: this server has another port
+        assert resumed.returncode == 0, resumed.stderr
+        assert len(server.requests) == 1 + 12 * SAMPLES - readable  # the preflight and the lost samples only
+    assert rows_in(run_dir, "status = 'answered'") == 12 * SAMPLES
+
+
+def test_resume_of_a_folder_without_a_run_record_is_refused(tmp_path: Path) -> None:
+    run_dir = tmp_path / "D"
+    run_dir.mkdir()
+    (run_dir / "samples.sqlite").touch()  # what a disk that filled as the database was made leaves
+    done = physeval_run(["run", "--resume", str(run_dir), "--no-progress"])
+    assert done.returncode == 2, done.stderr
+    assert_no_bug(done.stderr)
+    assert "holds no run record" in done.stderr and "nothing to resume" in done.stderr
+    assert "bank-numeric" not in done.stderr and rows_in(run_dir) == 0  # the defaults were not planned
+
+
+def test_report_of_a_killed_run_shows_its_rows_and_the_resume_line(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    script = Held(1 + 5)
+    with ScriptedServer(script, model="m") as server:
+        child = physeval_child(arithmetic_run(server.base_url, run_dir, samples=4))
+        try:
+            wait_for(lambda: rows_in(run_dir, "status = 'answered'") >= 5, child)
+            child.send_signal(signal.SIGKILL)
+            child.communicate(timeout=HANG_GUARD)
+        finally:
+            script.release.set()
+    done = physeval_run(["report", str(run_dir)])
+    assert done.returncode == 3, done.stderr
+    assert_no_bug(done.stderr)
+    assert "UNFINISHED" in done.stderr and "is it a physeval run directory" not in done.stderr
+    assert "of 48 planned samples are stored" in done.stderr
+    assert f"`physeval run --resume {run_dir}`" in done.stderr
+    assert "accuracy" in done.stdout  # the metrics of the rows so far
