@@ -1,7 +1,7 @@
 """Harness overhead: physeval's runner vs a bare async OpenAI client on the same server.
 
 Runs N requests against the scripted server (127.0.0.1, zero latency) at concurrency 1
-and 64, once through ``physeval.runner.run_task`` (prompt, request, grade, SQLite row,
+and 64, once through ``physeval.run_task`` (prompt, request, grade, SQLite row,
 progress accounting; response cache off) and once as a plain ``AsyncOpenAI`` loop that
 only sends the same requests. Prints requests/s and the per-request overhead physeval adds.
 
@@ -21,8 +21,8 @@ import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fixture_tasks import ArithmeticTask, arithmetic_reply  # noqa: E402
+from physeval import RunConfig, run_task  # noqa: E402
 from physeval.models import OpenAICompatibleModel  # noqa: E402
-from physeval.runner import RunConfig, run_task  # noqa: E402
 from physeval.testing import ScriptedServer  # noqa: E402
 
 

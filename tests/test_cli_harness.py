@@ -101,7 +101,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_stratified_and_random_limits(echo_server: ScriptedServer, tmp_path: Path) -> None:
-    from physeval.runner import select_problems
+    from physeval.flow.plan import select_problems
     from physeval.tasks.registry import get_task
 
     problems = get_task("bank-numeric", variants=1).load()

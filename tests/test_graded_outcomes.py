@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from physeval.evaluate import evaluate
-from physeval.runner import RunConfig
+from physeval import RunConfig, evaluate
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedModel
 
@@ -61,11 +60,11 @@ METRIC_MODULES: dict[str, str] = {
 ``why samples ended``) or the listing of every sample in the HTML report."""
 
 # Packages whose modules read verdicts for an analysis: a verdict read there is a metric computed.
-CONSUMERS = ("analysis.", "report.", "integrations.", "stats", "flow.")
+CONSUMERS = ("analysis.", "report.", "integrations.", "stats")
 
 # Where comparing a row's status with "answered" is not a metric filter.
 STATUS_CHECKS_ALLOWED = {"graded": "the rule itself",
-                         "runner": "resume: which stored rows are kept rather than asked again"}
+                         "flow.execute": "resume: which stored rows are kept rather than asked again"}
 
 
 def _sources() -> dict[str, str]:

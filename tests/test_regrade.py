@@ -7,12 +7,10 @@ import json
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask
+from physeval import RunConfig, regrade_run, run_task, score_responses
 from physeval.cli import EXIT_OK, main
-from physeval.evaluate import score_responses
 from physeval.models import OpenAICompatibleModel
 from physeval.problems import Grade, Problem
-from physeval.regrade import regrade_run
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task, register_task
 from physeval.testing import Reply, Request, ScriptedServer

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
-from physeval.evaluate import summarize_run
+from physeval.flow.summarise import summarise_run
 from physeval.store import RunStore
 from physeval.testing import Reply, Request, ScriptedServer
 
@@ -22,7 +22,7 @@ import asyncio, sys
 sys.path.insert(0, {tests!r})
 from fixture_tasks import ArithmeticTask
 from physeval.models import OpenAICompatibleModel, RetryPolicy
-from physeval.runner import RunConfig, run_task
+from physeval import RunConfig, run_task
 model = OpenAICompatibleModel("m", {url!r}, retry=RetryPolicy(3, 0.01, 0.05))
 asyncio.run(run_task(ArithmeticTask(n=40, variants=2), model, {run_dir!r},
                      RunConfig(samples=2, max_connections=4, use_cache=False), show_progress=False))
@@ -48,7 +48,7 @@ def _child(server: ScriptedServer, run_dir: Path) -> subprocess.Popen[bytes]:
 def _metrics(run_dir: Path) -> tuple[list[tuple], dict]:
     rows = RunStore(run_dir).rows()
     keyed = [(r.key, r.status, r.correct, r.completion) for r in rows]
-    summary = summarize_run(ArithmeticTask(n=40, variants=2), run_dir, model="m", config={})
+    summary = summarise_run(ArithmeticTask(n=40, variants=2), run_dir, model="m", config={})
     return keyed, summary.to_dict()["metrics"]
 
 

@@ -152,8 +152,7 @@ def test_a_variant_that_failed_leaves_its_problem_out_of_the_dynamic_metrics(tmp
     """Three problems x 2 variants. Problem 0 is answered wrong (both variants), problem 2 right;
     problem 1's variant 1 fails for good. Problem 1 measured only one of its variants, so it is not
     "every variant right": dynamic accuracy is (0 + 1)/2 over n = 2, not (0 + 1 + 1)/3."""
-    from physeval.evaluate import evaluate
-    from physeval.runner import RunConfig
+    from physeval import RunConfig, evaluate
 
     def script(request: Request) -> Reply:
         return Reply.error(500, "variant down") if "[id=1] Compute 4 + 8" in request.prompt else arithmetic_reply(request)

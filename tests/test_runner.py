@@ -6,8 +6,9 @@ import asyncio
 from pathlib import Path
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
+from physeval import RunConfig, run_task
+from physeval.flow.plan import select_problems
 from physeval.models import OpenAICompatibleModel, RetryPolicy
-from physeval.runner import RunConfig, run_task, select_problems
 from physeval.store import RunStore
 from physeval.testing import Reply, ScriptedServer, flaky
 
@@ -146,7 +147,7 @@ def test_limit_keeps_whole_variant_families() -> None:
 
 def test_64_connections_score_exactly_what_a_serial_grading_scores(tmp_path: Path) -> None:
     """Known right answers, half written in another unit (kW for W): concurrency changes nothing."""
-    from physeval.evaluate import score_responses
+    from physeval import score_responses
     from physeval.tasks.registry import get_task
 
     task = get_task("bank-numeric")
@@ -173,4 +174,4 @@ def test_64_connections_score_exactly_what_a_serial_grading_scores(tmp_path: Pat
     responses = [{"id": p.id, "variant": p.variant, "response": replies[task.prompt(p)[-1]["content"]]}
                  for p in problems]
     scored, _ = score_responses(task, responses, run_dir=tmp_path / "scored")
-    assert scored["metrics"]["accuracy"]["value"] == 1.0
+    assert scored.metrics["accuracy"].value == 1.0

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from physeval import regrade_run
 from physeval.cli import EXIT_INCOMPLETE, EXIT_OK, main
-from physeval.regrade import regrade_run
 from physeval.tasks.registry import get_task
 
 PHYBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "phybench" / "PHYBench-fullques_v1.json"

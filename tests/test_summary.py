@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixture_tasks import ArithmeticTask, arithmetic_reply
-from physeval.evaluate import evaluate
-from physeval.runner import RunConfig
+from physeval import RunConfig, evaluate
 from physeval.store import RunStore
 from physeval.summary import SUMMARY_VERSION, RunSummary, read_summary, summary_schema, write_summary
 from physeval.testing import Reply, Request, ScriptedServer

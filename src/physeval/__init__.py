@@ -33,10 +33,10 @@ _EXPORTS: dict[str, str] = {
     "extract_final_answer": "physeval.answers.extract",
     "grade_choice": "physeval.grading.choice", "extract_choice": "physeval.answers.choice",
     # running
-    "evaluate": "physeval.evaluate", "score_responses": "physeval.evaluate",
-    "RunSpec": "physeval.evaluate", "run": "physeval.evaluate", "regrade_run": "physeval.regrade",
+    "evaluate": "physeval.flow.spec", "score_responses": "physeval.flow.score",
+    "RunSpec": "physeval.flow.spec", "run": "physeval.flow.spec", "regrade_run": "physeval.flow.regrade",
     "RunMeta": "physeval.store", "RunSummary": "physeval.summary", "read_summary": "physeval.summary",
-    "RunConfig": "physeval.runner", "run_task": "physeval.runner",
+    "RunConfig": "physeval.flow.config", "run_task": "physeval.flow.execute",
     "RunStore": "physeval.store", "ResponseCache": "physeval.cache",
     # models
     "Completion": "physeval.models.base", "Model": "physeval.models.base", "ModelError": "physeval.models.base",
@@ -94,17 +94,26 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs (``X as X``: 
     from physeval.errors import (
         UserError as UserError,
     )
-    from physeval.evaluate import (
+    from physeval.flow.config import (
+        RunConfig as RunConfig,
+    )
+    from physeval.flow.execute import (
+        run_task as run_task,
+    )
+    from physeval.flow.regrade import (
+        regrade_run as regrade_run,
+    )
+    from physeval.flow.score import (
+        score_responses as score_responses,
+    )
+    from physeval.flow.spec import (
         RunSpec as RunSpec,
     )
-    from physeval.evaluate import (
+    from physeval.flow.spec import (
         evaluate as evaluate,
     )
-    from physeval.evaluate import (
+    from physeval.flow.spec import (
         run as run,
-    )
-    from physeval.evaluate import (
-        score_responses as score_responses,
     )
     from physeval.graded import (
         graded_outcomes as graded_outcomes,
@@ -214,9 +223,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs (``X as X``: 
     from physeval.registry import (
         Registry as Registry,
     )
-    from physeval.regrade import (
-        regrade_run as regrade_run,
-    )
     from physeval.rewards import (
         numeric_reward as numeric_reward,
     )
@@ -225,12 +231,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs (``X as X``: 
     )
     from physeval.rewards import (
         trl_reward as trl_reward,
-    )
-    from physeval.runner import (
-        RunConfig as RunConfig,
-    )
-    from physeval.runner import (
-        run_task as run_task,
     )
     from physeval.sample_outcomes import (
         SampleOutcome as SampleOutcome,

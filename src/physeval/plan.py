@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from physeval.sample_outcomes import SampleOutcome, group_items, samples_per_item
 
-__all__ = ["Plan", "PlannedOutcomes", "with_plan", "plan_of", "complete_problem_outcomes"]
+__all__ = ["Plan", "PlannedOutcomes", "with_plan", "plan_of", "complete_problem_outcomes", "PLAN_META",
+           "recorded_plan"]
+
+PLAN_META = "plan"
+"""The run store's meta key of the :class:`Plan` a run set out to grade."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,28 @@ class Plan:
         """Read back what :meth:`to_dict` wrote."""
         return cls({str(pid): tuple(str(v) for v in vs) for pid, vs in (data.get("variants") or {}).items()},
                    max(1, int(data.get("samples") or 1)))
+
+
+class _Keyed(Protocol):
+    @property
+    def key(self) -> tuple[str, str, int]: ...
+
+
+class _PlanSource(Protocol):
+    """What :func:`recorded_plan` reads of a run store."""
+
+    def get_meta(self, key: str, default: Any = None) -> Any: ...
+    def rows(self) -> Sequence[_Keyed]: ...
+
+
+def recorded_plan(store: _PlanSource, rows: Sequence[_Keyed] | None = None) -> Plan:
+    """What the run in ``store`` set out to grade: the plan it recorded (meta :data:`PLAN_META`), or
+    for a run that recorded none, the plan its rows imply (every item seen, as many samples as the
+    fullest; ``rows``, when already read, spares a second read)."""
+    recorded = store.get_meta(PLAN_META)
+    if isinstance(recorded, dict):
+        return Plan.from_dict(recorded)
+    return Plan.covering(r.key for r in (store.rows() if rows is None else rows))
 
 
 class PlannedOutcomes(list[SampleOutcome]):

@@ -41,7 +41,7 @@ def per_problem_means(run_dir: str | Path) -> dict[str, tuple[float, float]]:
     """Problem id -> (accuracy, mean score) over the graded samples (:mod:`physeval.graded`: an
     error is left out, as ``summary.json`` leaves it out): each the mean over an item's samples,
     then over the problem's variants. A sample without a score scores its correctness (1 or 0)."""
-    from physeval.flow.summarise import recorded_plan
+    from physeval.plan import recorded_plan
 
     with RunStore(run_dir) as store:
         rows = store.rows()

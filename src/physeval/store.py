@@ -133,7 +133,7 @@ class RunMeta:
         task: The task's registered name.
         task_options: The options that rebuild the task (``get_task(task, **task_options)``).
         model: The model as the user named it (``vllm/Qwen3-8B``), or ``responses`` for ``score``.
-        config: The run settings (:class:`physeval.runner.RunConfig` as a dict).
+        config: The run settings (:class:`physeval.flow.config.RunConfig` as a dict).
         settings: What decides a sample (model identity, sampling, task config); resuming with
             other settings is refused.
         planned: ``{"problems", "samples"}`` planned.

@@ -18,9 +18,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from physeval.evaluate import evaluate
+from physeval import RunConfig, evaluate
 from physeval.problems import Problem
-from physeval.runner import RunConfig
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedModel, ScriptedServer
 

@@ -164,8 +164,8 @@ def test_dynamic_accuracy_pairs_only_problems_whose_planned_variants_were_all_gr
     # Problems 1 and 2 are planned with variants 0 and 1. Run A never answered problem 2's variant 1
     # (its variant 0 is right); B answered everything right. Problem 2 is left out of A's dynamic
     # accuracy, so the pair stands on problem 1 alone: A 1 x 0 = 0, B 1 x 1 = 1.
-    from physeval.flow.summarise import PLAN_META
     from physeval.metrics import Plan
+    from physeval.plan import PLAN_META
     from physeval.store import RunStore
 
     a = tmp_path / "a"

@@ -21,10 +21,9 @@ from typing import Any
 
 import pytest
 
+from physeval import RunConfig, RunSpec, run, score_responses
 from physeval.cli import EXIT_USER_ERROR, main
-from physeval.evaluate import RunSpec, run, score_responses
 from physeval.problems import Problem
-from physeval.runner import RunConfig
 from physeval.summary import RunSummary, read_summary
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer

@@ -3,7 +3,7 @@
 Two ways in, each compared with physeval itself:
 
 - inspect's mock model (``mockllm/model`` with scripted outputs), in process, over two epochs;
-  the responses inspect logged are graded again by :func:`physeval.evaluate.score_responses`;
+  the responses inspect logged are graded again by :func:`physeval.score_responses`;
 - the ``inspect eval physeval/<task>`` command (found through the ``inspect_ai`` entry point)
   against a scripted OpenAI-compatible server on 127.0.0.1, and ``physeval run`` against the same
   server script.
@@ -34,10 +34,9 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from physeval.evaluate import RunSpec, run, score_responses
+from physeval import RunConfig, RunSpec, run, score_responses
 from physeval.integrations import inspect as pi
 from physeval.problems import Problem
-from physeval.runner import RunConfig
 from physeval.summary import RunSummary
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, Request, ScriptedServer

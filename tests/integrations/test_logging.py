@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from physeval.evaluate import score_responses
+from physeval import score_responses
 from physeval.integrations.logging import (
     SAMPLE_COLUMNS,
     log_run,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.graded import graded_outcomes
 from physeval.probes.poison import JudgeFacts, classify, error_cue
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, ScriptedModel, ScriptedServer
@@ -213,7 +213,7 @@ def test_combined_items_show_both_cues(tmp_path: Path) -> None:
 
 
 def test_two_models_side_by_side_per_kind(tmp_path: Path) -> None:
-    from physeval.evaluate import RunSpec, run
+    from physeval import RunSpec, run
     from physeval.report.compare import compare_runs
 
     options = {"data": str(_data(tmp_path)), "perturbations": "delete_constant", "grading_processes": 0}
@@ -243,7 +243,7 @@ def test_two_models_side_by_side_per_kind(tmp_path: Path) -> None:
 
 def test_limit_chooses_problems_before_anything_is_perturbed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import physeval.probes.poison as poison
-    from physeval.evaluate import RunSpec, run
+    from physeval import RunSpec, run
 
     calls: list[tuple[str, str]] = []
     real = poison.perturb
@@ -270,8 +270,7 @@ def test_limit_chooses_problems_before_anything_is_perturbed(tmp_path: Path, mon
 
 def test_regrade_builds_only_the_problems_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import physeval.probes.poison as poison
-    from physeval.evaluate import RunSpec, run
-    from physeval.regrade import regrade_run
+    from physeval import RunSpec, regrade_run, run
 
     options = {"data": str(_data(tmp_path)), "perturbations": "delete_constant", "grading_processes": 0}
     model = ScriptedModel(lambda request: Reply.text(r"\boxed{1}"), name="regrade")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.grading.symbolic import grade_symbolic
 from physeval.probes.poison import poison_items
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.phybench_data import load_phybench
 from physeval.tasks.registry import get_task

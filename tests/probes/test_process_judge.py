@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.graded import graded_outcomes
 from physeval.metrics import SampleOutcome
 from physeval.models import OpenAICompatibleModel
 from physeval.probes.judge_reply import ask_json, parse_json_object, validate
 from physeval.probes.process_judge import SCHEMA, agreement, combined_score, read_rubric
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, ScriptedModel, ScriptedServer

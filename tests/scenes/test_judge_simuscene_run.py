@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from physeval.evaluate import RunSpec, run
-from physeval.runner import RunConfig
+from physeval import RunConfig, RunSpec, run
 from physeval.scenes.sandbox.lock import lock_path_for, sandbox_lock, write_lock
 from physeval.testing import Reply, Request, ScriptedServer
 

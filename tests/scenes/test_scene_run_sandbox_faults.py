@@ -101,7 +101,7 @@ def test_a_render_pool_that_dies_gives_sandbox_error_rows_and_a_fresh_pool(
 ) -> None:
     import asyncio
 
-    from physeval.runner import RunConfig, run_task
+    from physeval import RunConfig, run_task
     from physeval.tasks.registry import get_task
     from physeval.tasks.tracks import scene
     from physeval.testing.model import ScriptedModel

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.cli import main
 from physeval.graded import graded_outcomes
 from physeval.models import OpenAICompatibleModel
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, ScriptedServer

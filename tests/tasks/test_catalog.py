@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from physeval.evaluate import DEFAULT_TASK
+from physeval.flow.spec import DEFAULT_TASK
 from physeval.tasks.catalog import BUILTIN_TASKS, canonical_task_name
 from physeval.tasks.catalog import DEFAULT_TASK as CATALOG_DEFAULT
 from physeval.tasks.registry import task_classes

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.cli import EXIT_USER_ERROR, main
-from physeval.runner import RunConfig, run_task
 from physeval.scenes.sandbox import backend as backend_registry
 from physeval.scenes.sandbox.backend import Backend, register_backend
 from physeval.store import RunStore

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from physeval import RunConfig, run_task
 from physeval.models import OpenAICompatibleModel, RetryPolicy
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, ScriptedServer

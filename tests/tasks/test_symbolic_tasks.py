@@ -6,10 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
+from physeval import RunConfig, run_task
 from physeval.graded import graded_outcomes
 from physeval.models import OpenAICompatibleModel
 from physeval.problems import Problem
-from physeval.runner import RunConfig, run_task
 from physeval.store import RunStore
 from physeval.tasks.registry import get_task
 from physeval.testing import Reply, ScriptedServer

@@ -20,7 +20,7 @@ __all__ = ["Run", "load_run", "load_runs", "run_labels"]
 
 def load_run(run_dir: str | Path) -> Run:
     """Read ``run_dir`` (``summary.json`` and the run store); a :class:`UserError` when it is not a run."""
-    from physeval.flow.summarise import recorded_plan
+    from physeval.plan import recorded_plan
     from physeval.summary import SUMMARY_NAME, read_summary
 
     path = Path(run_dir)

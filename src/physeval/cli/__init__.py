@@ -1,4 +1,4 @@
-"""The ``physeval`` command line: a thin layer over :mod:`physeval.evaluate` and friends.
+"""The ``physeval`` command line: a thin layer over :mod:`physeval.flow` and friends.
 
 Subcommands: run, score, tasks, export, report (and the track-specific ones each track adds).
 Every subcommand has ``--help``. Errors a user can fix (missing data, unknown task, bad

@@ -28,7 +28,7 @@ def as_run_dirs(paths: list[str], stack: ExitStack) -> list[str]:
         if not path.is_file():
             out.append(given)
             continue
-        from physeval.evaluate import score_responses
+        from physeval.flow.score import score_responses
         from physeval.imports import not_readable, read_foreign
 
         foreign = read_foreign(path)

@@ -106,7 +106,7 @@ def add_commands(sub: Any) -> None:
 
 def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[str, Any]]:
     """Merge explicit flags over a resumed run's stored invocation over defaults."""
-    from physeval.evaluate import DEFAULT_MODEL, DEFAULT_TASK
+    from physeval.flow.spec import DEFAULT_MODEL, DEFAULT_TASK
     from physeval.store import RunStore
 
     stored: dict[str, Any] = {}
@@ -161,8 +161,9 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from physeval.evaluate import RunSpec, default_run_dir, run
-    from physeval.runner import RunConfig
+    from physeval.flow.config import RunConfig
+    from physeval.flow.record import default_run_dir
+    from physeval.flow.spec import RunSpec, run
 
     task, model, run_dir, merged = _resolve_run(args)
     ns = argparse.Namespace(**{**vars(args), **merged})
@@ -322,7 +323,7 @@ def _print_outcome(summary: RunSummary) -> None:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from physeval.evaluate import score_responses
+    from physeval.flow.score import score_responses
 
     bypass_grading_cache(args.no_cache)
     options = _task_options(args)
@@ -357,7 +358,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_regrade(args: argparse.Namespace) -> int:
-    from physeval.regrade import regrade_run
+    from physeval.flow.regrade import regrade_run
 
     options = {k: v for k, v in _task_options(args).items()}
     summary, report = regrade_run(args.run_dir, out=args.out, task_options=options)

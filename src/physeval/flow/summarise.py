@@ -15,7 +15,7 @@ from typing import Any
 
 from physeval.errors import RunAborted
 from physeval.graded import graded_outcomes
-from physeval.metrics import Plan
+from physeval.plan import PLAN_META, recorded_plan
 from physeval.provenance import config_hash, environment, token_totals
 from physeval.store import RunStore, SampleRow
 from physeval.summary import (
@@ -31,21 +31,9 @@ from physeval.summary import (
 )
 from physeval.tasks.base import Task
 
-__all__ = ["PLAN_META", "recorded_plan", "summarise", "summarise_run"]
-
-PLAN_META = "plan"
-"""The store's meta key of the :class:`~physeval.plan.Plan` a run set out to grade."""
+__all__ = ["summarise", "summarise_run"]
 
 _FIRST_ERRORS = 5
-
-
-def recorded_plan(store: RunStore, rows: Sequence[SampleRow] | None = None) -> Plan:
-    """What the run in ``store`` set out to grade: the plan it recorded, or for a run that recorded
-    none, the plan its rows imply (every item seen, as many samples as the fullest)."""
-    recorded = store.get_meta(PLAN_META)
-    if isinstance(recorded, dict):
-        return Plan.from_dict(recorded)
-    return Plan.covering(r.key for r in (store.rows() if rows is None else rows))
 
 
 def summarise(task: Task, store: RunStore, *, model: str, config: Mapping[str, Any],

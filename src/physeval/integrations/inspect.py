@@ -146,9 +146,7 @@ def _instance(name: str, options: Mapping[str, Any] | None) -> tuple[Task, dict[
     with _INSTANCES_LOCK:
         found = _INSTANCES.get(key)
         if found is None:
-            from physeval.evaluate import (
-                load_problems,  # the checked loader (no problem twice)
-            )
+            from physeval.flow.plan import load_problems  # the checked loader (no problem twice)
 
             task = get_task(name, **dict(options or {}))
             found = (task, {p.key: p for p in load_problems(task)})

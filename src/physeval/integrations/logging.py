@@ -123,9 +123,8 @@ def _running_scalars(run_dir: Path, batches: int) -> list[tuple[int, dict[str, f
     of the graded samples in the order they were stored, measured against the run's plan (so the
     dynamic metrics of a point leave out the problems not yet whole); empty when the task cannot
     be rebuilt."""
-    from physeval.flow.summarise import recorded_plan
     from physeval.graded import graded_outcomes
-    from physeval.plan import with_plan
+    from physeval.plan import recorded_plan, with_plan
     from physeval.store import RunStore
     from physeval.tasks.registry import get_task
 

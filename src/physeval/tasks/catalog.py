@@ -15,7 +15,7 @@ from dataclasses import dataclass
 __all__ = ["TaskEntry", "BUILTIN_TASKS", "DEFAULT_TASK", "canonical_task_name", "closest_task_names"]
 
 DEFAULT_TASK = "bank-numeric"
-"""The task ``physeval run`` runs when none is named (``physeval.evaluate.DEFAULT_TASK`` is the same)."""
+"""The task ``physeval run`` runs when none is named (``physeval.flow.spec.DEFAULT_TASK`` is this one)."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Grade a finished run again from its stored completions, without calling the model.
+"""``physeval regrade``: a run's stored completions enter execution's grading again, no model called.
 
 Why: a grader gets fixed, an option is changed (``compat``, ``rel_tol``, ``aggregation``), a
 judge is swapped; none of that should cost a new generation. ``regrade_run`` rebuilds the task
@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError
-from physeval.evaluate import grade_rows, load_problems, summarize_run, task_options_of
+from physeval.flow.execute import grade_rows
+from physeval.flow.plan import load_problems
+from physeval.flow.record import PLAN_META, jsonable, task_options_of
+from physeval.flow.summarise import summarise_run
 from physeval.problems import Problem, with_ids
 from physeval.provenance import utc_iso
 from physeval.run_lock import hold_run_folder
@@ -30,10 +32,7 @@ from physeval.tasks.registry import get_task
 __all__ = ["regrade_run", "RegradeReport"]
 
 
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=str))
-
-_COPIED_META = ("sessions", "settings_history", "regrades", "plan")  # plan: what completeness is measured against
+_COPIED_META = ("sessions", "settings_history", "regrades", PLAN_META)  # the plan: completeness is measured on it
 
 
 @dataclass(frozen=True)
@@ -101,12 +100,12 @@ def _regrade(source: Path, out: str | Path | None, task_options: dict[str, Any] 
                 store.append(row)
         for row in graded:
             store.append(row)
-        store.set_run_meta(dataclasses.replace(run_meta, task_options=_jsonable(task_options_of(task))))
+        store.set_run_meta(dataclasses.replace(run_meta, task_options=jsonable(task_options_of(task))))
         history = store.get_meta("regrades", []) or []
         typed = {k.replace("-", "_"): getattr(task.opts, k.replace("-", "_")) for k in (task_options or {})}
         history.append({"at": utc_iso(time.time()), "from": str(source), "options": typed,
                         "regraded": len(graded), "changed": changed})
         store.set_meta("regrades", history)
-    summary = summarize_run(task, target, model=run_meta.model, config=run_meta.config)
+    summary = summarise_run(task, target, model=run_meta.model, config=run_meta.config)
     return summary, RegradeReport(regraded=len(graded), changed=changed, kept=len(kept), unmatched=unmatched,
                                   run_dir=target)

@@ -1,6 +1,6 @@
-"""Async orchestration: problems x variants x samples -> prompt -> generate -> grade -> store.
+"""The run's execution: a plan's work items -> generate -> grade -> one row each in the store.
 
-The runner knows no benchmark. It plans one work item per (problem, variant, sample),
+Execution knows no benchmark. It takes the work items of a :class:`~physeval.flow.plan.RunPlan`,
 skips those the run store already holds (resume), and runs the rest through a fixed pool
 of workers, so concurrency is bounded by ``max_connections`` and memory by the pool, not by
 the size of the benchmark. Every outcome, including a request that failed for good or a
@@ -25,17 +25,17 @@ the run can be resumed once the cause is fixed.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 import traceback
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
-from physeval.cache import ResponseCache, cache_key
-from physeval.errors import ModelError, OptionError, RunAborted, StorageError
+from physeval.cache import ResponseCache
+from physeval.errors import ModelError, RunAborted, StorageError
+from physeval.flow.config import RunConfig
+from physeval.flow.plan import RunPlan, WorkItem, plan_run
 from physeval.models.base import Completion, Model
 from physeval.problems import Grade, Outcome, Problem
 from physeval.progress import ProgressMode, RunProgress
@@ -43,8 +43,8 @@ from physeval.run_lock import hold_run_folder
 from physeval.store import UNGRADED, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task
 
-__all__ = ["RunConfig", "RunResult", "run_task", "select_problems", "plan_keys", "grade_into_row",
-           "REGRADABLE_ERRORS", "CIRCUIT_ERRORS"]
+__all__ = ["RunResult", "execute", "run_task", "grade_into_row", "grade_rows", "REGRADABLE_ERRORS",
+           "CIRCUIT_ERRORS"]
 
 REGRADABLE_ERRORS = frozenset({"grader", "judge", "sandbox", UNGRADED})
 """Error kinds of rows whose completion is stored: they are graded again, never generated again
@@ -53,72 +53,6 @@ REGRADABLE_ERRORS = frozenset({"grader", "judge", "sandbox", UNGRADED})
 
 CIRCUIT_ERRORS = frozenset({"grader"})
 """Error kinds that do *not* count towards the circuit breaker (one hostile answer is not an outage)."""
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Sampling and orchestration settings of a run (all recorded in ``summary.json``).
-
-    Attributes:
-        samples: K samples per problem variant (for avg@K, pass@K, maj@K); at least 1.
-        temperature, top_p, max_tokens, stop: Sampling parameters sent to the model.
-        seed: Base sampling seed; sample ``s`` is requested with ``seed + s`` (None: no seed sent).
-            Problem variation has its own seed (a task option, ``--variant-seed``).
-        max_connections: Requests in flight at once.
-        limit: Keep only the first N problems (all their variants); at least 1.
-        use_cache: Read and write the response cache.
-        retry_errors: On resume, retry rows that ended in an error instead of keeping them
-            (rows whose grader or judge failed are graded again from their stored completion).
-        grade_concurrency: Gradings (renders, judge calls) in flight at once while generation
-            goes on (default: twice ``max_connections``).
-        max_consecutive_errors: The circuit breaker: stop after this many failed samples in a
-            row (model or judge failures; 0 disables it).
-        preflight: Check the model (and judges) before the first request.
-        extra_body: Further request fields sent as they are (``top_k``, ``min_p``,
-            ``chat_template_kwargs``, ``reasoning_effort``...), from ``--model-args``/``--extra-body``.
-        sample_strategy: Which ``limit`` problems: the ``first``, a seeded ``random`` choice, or
-            ``stratified`` (round-robin over the problems' domain/tag/level/language groups).
-        price_in, price_out: Dollars per million prompt / completion tokens, for the cost line.
-    """
-
-    samples: int = 1
-    temperature: float = 0.0
-    top_p: float = 1.0
-    max_tokens: int | None = None
-    stop: tuple[str, ...] | None = None
-    seed: int | None = None
-    max_connections: int = 16
-    limit: int | None = None
-    use_cache: bool = True
-    retry_errors: bool = False
-    grade_concurrency: int | None = None
-    max_consecutive_errors: int = 20
-    preflight: bool = True
-    extra_body: dict[str, Any] | None = None
-    sample_strategy: Literal["first", "random", "stratified"] = "first"
-    price_in: float | None = None
-    price_out: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.samples < 1:
-            raise OptionError(f"samples must be at least 1, not {self.samples}")
-        if self.limit is not None and self.limit < 1:
-            raise OptionError(f"limit must be at least 1 problem, not {self.limit} (leave it out for all problems)")
-        if self.max_connections < 1:
-            raise OptionError(f"max_connections must be at least 1, not {self.max_connections}")
-        if self.max_consecutive_errors < 0:
-            raise OptionError("max_consecutive_errors must be 0 (off) or more")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready settings."""
-        data = asdict(self)
-        data["stop"] = list(self.stop) if self.stop else None
-        return data
-
-    def sampling(self) -> dict[str, Any]:
-        """The settings that decide what a sample is (resuming with others is refused)."""
-        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                "seed": self.seed, "stop": list(self.stop) if self.stop else None, "extra_body": self.extra_body}
 
 
 @dataclass
@@ -144,67 +78,6 @@ class RunResult:
     preflight: str = ""
     storage: StorageError | None = None
     summary_error: str | None = None
-
-
-STRATA = ("domain", "tag", "level", "language")
-"""Problem meta fields ``stratified`` selection groups by (the first one the problems carry)."""
-
-
-def select_problems(problems: Sequence[Problem], limit: int | None, strategy: str = "first",
-                    seed: int = 0) -> list[Problem]:
-    """``limit`` distinct problem ids (every variant of each), in the problems' order.
-
-    ``first`` takes the first ones; ``random`` a seeded sample; ``stratified`` goes round-robin
-    over the groups of the first meta field of :data:`STRATA` the problems carry, so each group
-    keeps its share (a seeded order within each group).
-    """
-    ids = list(dict.fromkeys(p.id for p in problems))
-    if limit is None or limit >= len(ids):
-        return list(problems)
-    if strategy == "first":
-        chosen = set(ids[:limit])
-    elif strategy == "random":
-        chosen = set(random.Random(seed).sample(ids, limit))
-    elif strategy == "stratified":
-        chosen = set(_stratified(problems, ids, limit, seed))
-    else:
-        raise OptionError(f"sample_strategy must be first, random or stratified, not {strategy!r}")
-    return [p for p in problems if p.id in chosen]
-
-
-def _stratified(problems: Sequence[Problem], ids: list[str], limit: int, seed: int) -> list[str]:
-    first = {p.id: p for p in problems if p.variant == "0"} or {p.id: p for p in problems}
-    key = next((k for k in STRATA if any(k in (p.meta or {}) for p in first.values())), None)
-    groups: dict[str, list[str]] = {}
-    for pid in ids:
-        meta = first[pid].meta if pid in first else {}
-        groups.setdefault(str(meta.get(key, "")) if key else "", []).append(pid)
-    rng = random.Random(seed)
-    for members in groups.values():
-        rng.shuffle(members)
-    picked: list[str] = []
-    queues = [groups[g] for g in sorted(groups)]
-    while len(picked) < limit:
-        for queue in queues:
-            if queue and len(picked) < limit:
-                picked.append(queue.pop(0))
-    return picked
-
-
-def plan_keys(problems: Sequence[Problem], samples: int) -> list[tuple[Problem, int]]:
-    """Every (problem variant, sample index) work item, in a stable order."""
-    return [(p, s) for p in problems for s in range(samples)]
-
-
-def sampling_params(config: RunConfig, sample: int) -> dict[str, Any]:
-    """The keyword arguments of ``Model.generate`` for sample index ``sample``."""
-    params: dict[str, Any] = {"temperature": config.temperature, "top_p": config.top_p,
-                              "max_tokens": config.max_tokens,
-                              "seed": None if config.seed is None else config.seed + sample,
-                              "stop": list(config.stop) if config.stop else None}
-    if config.extra_body:
-        params["extra_body"] = dict(config.extra_body)  # only when set: the cache keys of older runs hold
-    return params
 
 
 class _Breaker:
@@ -243,35 +116,39 @@ async def run_task(
     show_progress: bool | ProgressMode = True,
     raise_on_abort: bool = True,
 ) -> RunResult:
-    """Run ``task`` on ``model`` into a run store, resuming whatever the store already holds.
+    """Plan ``task`` under ``config`` (:func:`~physeval.flow.plan.plan_run`) and :func:`execute` it into
+    a run store, resuming whatever the store already holds (no record or summary is written: that is
+    :func:`physeval.run`'s whole path).
 
     ``run_dir`` is an open :class:`RunStore` (left open) or a directory (opened and closed
     here). When the preflight fails, a fatal model error occurs or the circuit breaker trips,
     every finished row is stored, ``result.aborted`` is set and (with ``raise_on_abort``)
     :class:`RunAborted` is raised.
     """
+    plan = plan_run(task, config, problems)
     with ExitStack() as held:
         if isinstance(run_dir, RunStore):
             store = run_dir
         else:  # the folder is held before the store is read
             held.enter_context(hold_run_folder(run_dir, "run"))
             store = held.enter_context(RunStore(run_dir))
-        held.enter_context(hold_run_folder(store.run_dir, "run"))  # re-entrant: free when the caller holds it
-        result = await _run_session(task, model, store, config, problems, cache, show_progress)
+        result = await execute(task, model, store, config, plan, cache=cache, show_progress=show_progress)
     if result.aborted is not None and raise_on_abort:
         raise result.aborted
     return result
 
 
-async def _run_session(task: Task, model: Model, store: RunStore, config: RunConfig,
-                       problems: Sequence[Problem] | None, cache: ResponseCache | None,
-                       show_progress: bool | ProgressMode) -> RunResult:
-    """One session: its record opened in the store, the items run, the record closed with how it ended."""
-    def select(found: list[Problem]) -> list[Problem]:
-        return select_problems(found, config.limit, config.sample_strategy, config.seed or 0)
+async def execute(task: Task, model: Model, store: RunStore, config: RunConfig, plan: RunPlan, *,
+                  cache: ResponseCache | None = None, show_progress: bool | ProgressMode = True) -> RunResult:
+    """One session over ``plan``'s work items: its record opened in the store, the items not stored
+    yet asked for and graded (stored answers graded again where their grading failed), the record
+    closed with how it ended. The caller holds the run folder (:mod:`physeval.run_lock`)."""
+    with hold_run_folder(store.run_dir, "run"):  # re-entrant: free when the caller holds it
+        return await _run_session(task, model, store, config, list(plan.items), cache, show_progress)
 
-    chosen = select(list(problems)) if problems is not None else task.load_selected(select)
-    items = plan_keys(chosen, config.samples)
+
+async def _run_session(task: Task, model: Model, store: RunStore, config: RunConfig, items: list[WorkItem],
+                       cache: ResponseCache | None, show_progress: bool | ProgressMode) -> RunResult:
     result = RunResult(run_dir=store.run_dir, planned=len(items), started_at=time.time())
     store.begin_session()
     ended = "crashed"
@@ -305,16 +182,16 @@ def _end_session(store: RunStore, ended: str, result: RunResult) -> None:
 
 
 async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfig,
-                     items: list[tuple[Problem, int]], cache: ResponseCache | None,
+                     items: list[WorkItem], cache: ResponseCache | None,
                      show_progress: bool | ProgressMode,
                      result: RunResult) -> None:
     run_dir = store.run_dir
     existing = {r.key: r for r in store.iter_rows()}
     keep = {k for k, r in existing.items()
             if not r.ungraded and (r.status == "answered" or not config.retry_errors)}
-    todo = [(p, s) for p, s in items if (p.id, p.variant, s) not in keep]
-    regrade = [(p, s) for p, s in todo if _regradable(existing.get((p.id, p.variant, s)))]
-    generate = [(p, s) for p, s in todo if not _regradable(existing.get((p.id, p.variant, s)))]
+    todo = [item for item in items if item.key not in keep]
+    regrade = [item for item in todo if _regradable(existing.get(item.key))]
+    generate = [item for item in todo if not _regradable(existing.get(item.key))]
     result.skipped = len(items) - len(todo)
     owns_cache = config.use_cache and cache is None
     if owns_cache:
@@ -322,7 +199,7 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
     elif not config.use_cache:
         cache = None
     progress = RunProgress(total=len(items), already=result.skipped, label=task.name, enabled=show_progress)
-    queue: asyncio.Queue[tuple[Problem, int]] = asyncio.Queue()
+    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
     for item in generate:
         queue.put_nowait(item)
     breaker = _Breaker(config.max_consecutive_errors)
@@ -383,11 +260,12 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
     async def worker() -> None:
         while not stop.is_set():
             try:
-                problem, sample = queue.get_nowait()
+                item = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+            problem, sample = item.problem, item.sample
             try:
-                row, response = await _generate_one(task, model, problem, sample, config, cache)
+                row, response = await _generate_one(model, item, cache)
             except ModelError as exc:  # fatal: the configuration is wrong, not this item
                 abort(RunAborted(f"{exc.kind}: {exc}", kind=exc.kind, hint=_hint(exc.kind)))
                 return
@@ -401,19 +279,19 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             start_grading(row, problem, response, sample)
 
     async def regrader() -> None:
-        for problem, sample in regrade:
+        for item in regrade:
             if stop.is_set():
                 return
-            old = existing[(problem.id, problem.variant, sample)]
+            old = existing[item.key]
             row = old.cleared()
             await grade_slots.acquire()
             result.regraded_now += 1
-            start_grading(row, problem, old.completion or "", sample)
+            start_grading(row, item.problem, old.completion or "", item.sample)
 
     workers: list[asyncio.Task[None]] = []
     try:
         with progress:
-            if config.preflight and generate and not _all_cached(task, model, generate, config, cache):
+            if config.preflight and generate and not _all_cached(model, generate, cache):
                 result.preflight = await _preflight(model, task)
             elif config.preflight and regrade:
                 await _preflight_task(task)
@@ -480,33 +358,26 @@ async def _preflight_task(task: Task) -> None:
         raise RunAborted(f"a judge is not usable: {exc}", kind=exc.kind, hint=_hint(exc.kind)) from exc
 
 
-def _all_cached(task: Task, model: Model, items: Sequence[tuple[Problem, int]], config: RunConfig,
-                cache: ResponseCache | None) -> bool:
+def _all_cached(model: Model, items: Sequence[WorkItem], cache: ResponseCache | None) -> bool:
     if cache is None:
         return False
-    for problem, sample in items:
-        key = cache_key(model.cache_identity, task.prompt(problem), sampling_params(config, sample), sample)
-        if cache.get(key) is None:
-            return False
-    return True
+    return all(cache.get(item.cache_key(model.cache_identity)) is not None for item in items)
 
 
 def _regradable(row: SampleRow | None) -> bool:
     return row is not None and row.completion is not None and row.error_kind in REGRADABLE_ERRORS
 
 
-async def _generate_one(task: Task, model: Model, problem: Problem, sample: int, config: RunConfig,
-                        cache: ResponseCache | None) -> tuple[SampleRow, str | None]:
+async def _generate_one(model: Model, item: WorkItem, cache: ResponseCache | None) -> tuple[SampleRow, str | None]:
     """Ask the model (or the cache); the row is final when the response is ``None`` (an error).
 
     A fatal :class:`ModelError` (wrong key, unknown model) propagates: no row is written for
     a sample that a misconfigured endpoint could never answer.
     """
-    messages = task.prompt(problem)
-    row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=sample, status="answered",
+    problem, messages, params = item.problem, item.messages, item.params
+    row = SampleRow(problem_id=problem.id, variant=problem.variant, sample=item.sample, status="answered",
                     messages=messages, problem_meta=dict(problem.meta))
-    params = sampling_params(config, sample)
-    key = cache_key(model.cache_identity, messages, params, sample) if cache is not None else ""
+    key = item.cache_key(model.cache_identity) if cache is not None else ""
     completion: Completion | None = cache.get(key) if cache is not None else None
     if completion is not None:
         row.cached = True
@@ -555,3 +426,18 @@ async def grade_into_row(row: SampleRow, task: Task, problem: Problem, response:
         row.status, row.correct, row.score = "error", None, None
         row.error_kind = task.grade_error_kind(grade)
         row.error_message = grade.reason or "the grader reported an error"
+
+
+async def grade_rows(task: Task, jobs: Sequence[tuple[SampleRow, Problem]], run_dir: Path | None,
+                     *, concurrency: int = 8) -> list[SampleRow]:
+    """Grade each ``(row, problem)`` pair from the row's stored completion, no model called
+    (``physeval score`` and ``regrade`` enter the run here)."""
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(row: SampleRow, problem: Problem) -> SampleRow:
+        async with semaphore:
+            await grade_into_row(row, task, problem, row.completion or "",
+                                 GradeContext(run_dir=run_dir, sample=row.sample))
+        return row
+
+    return list(await asyncio.gather(*(one(r, p) for r, p in jobs)))
