@@ -11,15 +11,18 @@ import difflib
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import DataNotFoundError, UserError
 from ..problems import Problem
-from .engine import Variant, vary_template
-from .solution import load_template
+from .bank_cache import cached_problems
 from .template import Template
 
-__all__ = ["BANK_DIR", "load_bank", "bank_problems", "resolve_template", "bank_ids", "vary", "UnknownTemplateError"]
+if TYPE_CHECKING:
+    from .engine import Variant
+
+__all__ = ["BANK_DIR", "load_bank", "bank_problems", "build_bank_problems", "resolve_template", "bank_ids", "vary",
+           "UnknownTemplateError"]
 
 BANK_DIR = Path(__file__).resolve().parent / "bank"
 
@@ -51,6 +54,8 @@ def _load(kind: str) -> tuple[Template, ...]:
 
 @lru_cache(maxsize=2)
 def _load_cached(kind: str) -> tuple[Template, ...]:
+    from .solution import load_template
+
     templates = []
     for path in sorted((BANK_DIR / kind).glob("*.yaml")):
         template = load_template(path)
@@ -68,6 +73,8 @@ def _load_one(path: str) -> Template:
 
 @lru_cache(maxsize=256)
 def _load_one_cached(path: str) -> Template:
+    from .solution import load_template
+
     return load_template(Path(path))
 
 
@@ -90,6 +97,8 @@ def resolve_template(ref: str | Path) -> Template:
     if text.endswith((".yaml", ".yml")) or path.is_file():
         if not path.is_file():
             raise DataNotFoundError(f"template file not found: {text}")
+        from .solution import load_template
+
         return load_template(path)
     for kind in ("numeric", "symbolic"):
         candidate = BANK_DIR / kind / f"{text}.yaml"
@@ -109,10 +118,20 @@ def bank_problems(kind: Kind, *, variants: int = 4, seed: int = 0) -> list[Probl
     language and the answer format (numeric: unit, unit_latex, sig_figs, scientific; symbolic:
     dimensions of every symbol and of the answer). A symbolic template with no varying
     parameter contributes its variant 0 only.
+
+    The problems are built once per machine and read back afterwards
+    (:mod:`physeval.variation.bank_cache`, keyed by the templates, the code and the arguments).
     """
     _check_kind(kind)
     if variants < 1:
         raise ValueError(f"variants must be at least 1, got {variants}")
+    return cached_problems(kind, variants, seed, BANK_DIR / kind, lambda: build_bank_problems(kind, variants, seed))
+
+
+def build_bank_problems(kind: Kind, variants: int, seed: int) -> list[Problem]:
+    """:func:`bank_problems` computed: every template compiled, its variants drawn (seconds of SymPy)."""
+    from .engine import vary_template
+
     problems: list[Problem] = []
     for template in _load(kind):
         count = variants if template.varying else 1
@@ -127,4 +146,6 @@ def vary(template: Template | str, n: int, seed: int = 0) -> list[Variant]:
     within the template's tries, ``ValueError`` when ``n < 1``, and
     :class:`UnknownTemplateError` for an id that is no template. Thread-safe.
     """
+    from .engine import vary_template
+
     return vary_template(template if isinstance(template, Template) else resolve_template(template), n, seed)
