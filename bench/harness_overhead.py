@@ -1,72 +1,226 @@
-"""Harness overhead: physeval's runner vs a bare async OpenAI client on the same server.
+"""Harness overhead: physeval against inspect_ai and lm-eval on one instant server, side by side in one run.
 
-Runs N requests against the scripted server (127.0.0.1, zero latency) at concurrency 1
-and 64, once through ``physeval.run_task`` (prompt, request, grade, SQLite row,
-progress accounting; response cache off) and once as a plain ``AsyncOpenAI`` loop that
-only sends the same requests. Prints requests/s and the per-request overhead physeval adds.
+Every harness runs bank-numeric (65 templates x ``variants``) as the command a user types, in its
+own fresh process, against the same scripted OpenAI-compatible server on 127.0.0.1 (a separate
+process, so its CPU is not counted; it answers instantly: the correct answer for two problems in
+three by the prompt's CRC, a wrong one for the rest), at concurrency 16 with every cache off and
+every sample stored:
 
-    python bench/harness_overhead.py --requests 2000
+* ``physeval``: ``physeval run bank-numeric -T variants=V --model openai/m --base-url URL --no-cache``;
+* ``inspect`` (``--vs inspect``): ``inspect eval physeval/bank_numeric -T variants=V --model
+  openai-api/scripted/m --max-connections 16`` (physeval's inspect integration: same prompts, same scorer);
+* ``lm-eval`` (``--vs lm-eval``): the YAML ``physeval export-lm-eval`` writes, run with ``python -m
+  lm_eval --model local-chat-completions --model_args ...,num_concurrent=16 --apply_chat_template``.
+
+Per run it prints samples/s (wall), the harness's CPU time per sample (user + system of the
+harness process and every child it reaped, from ``os.wait4``; the server excluded), start-up
+(process start to the server's first request for a sample, wall), peak RSS and the accuracy the
+harness reports; the CPU of an extra sample is the slope between the two sizes. Harnesses and
+sizes alternate (A B C A B C) ``--repeat`` times, medians shown; the load average is printed at
+start and end. The exit status is 1 when a harness fails or the accuracies differ.
+
+    python bench/harness_overhead.py --vs inspect --vs lm-eval [--sizes 260,2080] [--repeat 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
+from typing import Any
 
-import openai
+TASK = "bank-numeric"
+TEMPLATES = 65
+CONCURRENCY = 16
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from fixture_tasks import ArithmeticTask, arithmetic_reply  # noqa: E402
-from physeval import RunConfig, run_task  # noqa: E402
-from physeval.models import OpenAICompatibleModel  # noqa: E402
-from physeval.testing import ScriptedServer  # noqa: E402
-
-
-async def _bare(base_url: str, prompts: list[list[dict]], concurrency: int) -> float:
-    client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
-    queue = list(prompts)
-    started = time.perf_counter()
-
-    async def worker() -> None:
-        while queue:
-            messages = queue.pop()
-            await client.chat.completions.create(model="m", messages=messages, temperature=0.0, top_p=1.0, n=1)
-
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    elapsed = time.perf_counter() - started
-    await client.close()
-    return elapsed
+# ------------------------------------------------------------------------------ the server (a child process)
 
 
-async def _physeval(base_url: str, task: ArithmeticTask, concurrency: int, run_dir: Path) -> float:
-    model = OpenAICompatibleModel("m", base_url)
-    started = time.perf_counter()
-    await run_task(task, model, run_dir, RunConfig(max_connections=concurrency, use_cache=False), show_progress=False)
-    elapsed = time.perf_counter() - started
-    await model.aclose()
-    return elapsed
+def _script(variants: int, log_path: Path) -> Any:
+    from physeval.tasks.registry import get_task
+    from physeval.testing import Reply, Request
+
+    task = get_task(TASK, variants=variants)
+    answers = {task.prompt(p)[-1]["content"]: p.answer for p in task.load()}
+    state = {"first": None, "known": 0, "unknown": 0}
+
+    def reply(request: Request) -> Reply:
+        answer = answers.get(request.prompt)
+        if answer is None:
+            state["unknown"] += 1  # a preflight or a prompt this bench does not know
+            return Reply.text("OK")
+        if state["first"] is None:
+            state["first"] = time.time()
+            log_path.write_text(json.dumps({"first": state["first"]}), encoding="utf-8")
+        state["known"] += 1
+        right = zlib.crc32(request.prompt.encode()) % 3 != 0
+        return Reply.text(f"The result follows. \\boxed{{{answer if right else '-' + answer + '1'}}}")
+
+    return reply, state
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=1000)
-    args = parser.parse_args()
-    task = ArithmeticTask(n=args.requests)
-    prompts = [task.prompt(p) for p in task.load()]
-    print(f"{args.requests} requests per measurement, scripted server on 127.0.0.1, zero latency")
-    print(f"{'concurrency':>11} {'bare req/s':>11} {'physeval req/s':>15} {'overhead ms/req':>16} {'ratio':>6}")
-    with ScriptedServer(arithmetic_reply) as server, tempfile.TemporaryDirectory() as tmp:
-        for concurrency in (1, 64):
-            bare = asyncio.run(_bare(server.base_url, prompts, concurrency))
-            ours = asyncio.run(_physeval(server.base_url, task, concurrency, Path(tmp) / f"c{concurrency}"))
-            n = args.requests
-            overhead_ms = (ours - bare) / n * 1000
-            print(f"{concurrency:>11} {n / bare:>11.0f} {n / ours:>15.0f} {overhead_ms:>16.3f} {bare / ours:>6.2f}")
+def serve(variants: int, log_path: str) -> int:
+    """Serve until stdin closes; print the base URL, then the request counts and first-request time."""
+    from physeval.testing import ScriptedServer
+
+    reply, state = _script(variants, Path(log_path))
+    with ScriptedServer(reply) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+    print(json.dumps(state), flush=True)
+    return 0
+
+
+# ------------------------------------------------------------------------------ the harnesses
+
+
+def _physeval(url: str, variants: int, work: Path) -> tuple[list[str], dict[str, str], Path]:
+    out = work / "physeval-run"
+    cmd = [_tool("physeval"), "run", TASK, "-T", f"variants={variants}", "--model", "openai/m", "--base-url", url,
+           "--api-key", "x", "--no-cache", "--max-connections", str(CONCURRENCY), "--progress", "none",
+           "--out", str(out)]
+    return cmd, {}, out
+
+
+def _inspect(url: str, variants: int, work: Path) -> tuple[list[str], dict[str, str], Path]:
+    out = work / "inspect-logs"
+    cmd = [_tool("inspect"), "eval", "physeval/bank_numeric", "-T", f"variants={variants}", "--model",
+           "openai-api/scripted/m", "--max-connections", str(CONCURRENCY), "--log-dir", str(out),
+           "--log-format", "json", "--display", "none"]  # inspect logs every sample by default
+    return cmd, {"SCRIPTED_API_KEY": "x", "SCRIPTED_BASE_URL": url}, out
+
+
+def _lm_eval(url: str, variants: int, work: Path) -> tuple[list[str], dict[str, str], Path]:
+    tasks = work / f"lm-tasks-{variants}"
+    if not tasks.is_dir():
+        subprocess.run([_tool("physeval"), "export-lm-eval", TASK, "--out", str(tasks), "-T", f"variants={variants}"],
+                       check=True, capture_output=True)
+    out = work / "lm-eval-out"
+    cmd = [sys.executable, "-m", "lm_eval", "--model", "local-chat-completions", "--model_args",
+           f"model=m,base_url={url}/chat/completions,tokenizer_backend=None,num_concurrent={CONCURRENCY}",
+           "--apply_chat_template", "--include_path", str(tasks), "--tasks", "physeval_bank_numeric",
+           "--output_path", str(out), "--log_samples"]
+    return cmd, {"HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "OPENAI_API_KEY": "x"}, out
+
+
+HARNESSES = {"physeval": _physeval, "inspect": _inspect, "lm-eval": _lm_eval}
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        raise SystemExit(f"{name} is not installed next to {sys.executable}")
+    return found
+
+
+def _accuracy(harness: str, out: Path) -> float | None:
+    if harness == "physeval":
+        summary = json.loads((out / "summary.json").read_text())
+        metrics = summary.get("metrics", {})
+        entry = metrics.get("accuracy") if isinstance(metrics, dict) else None
+        return float(entry["value"] if isinstance(entry, dict) else entry) if entry is not None else None
+    if harness == "inspect":
+        [log] = list(out.glob("*.json"))
+        for score in json.loads(log.read_text())["results"]["scores"]:
+            for name, metric in score["metrics"].items():
+                if name.endswith("accuracy") and metric.get("value") is not None:
+                    return float(metric["value"])
+        return None
+    [results] = list(out.rglob("results_*.json"))
+    return float(json.loads(results.read_text())["results"]["physeval_bank_numeric"]["accuracy,none"])
+
+
+def run_once(harness: str, variants: int, work: Path) -> dict[str, Any]:
+    """One harness run on a fresh server: wall, CPU, start-up, peak RSS, accuracy."""
+    first_log = work / "first.json"
+    first_log.unlink(missing_ok=True)
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(variants), str(first_log)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None and server.stdin is not None
+    url = server.stdout.readline().strip()
+    for old in ("physeval-run", "inspect-logs", "lm-eval-out"):
+        shutil.rmtree(work / old, ignore_errors=True)
+    cmd, extra_env, out = HARNESSES[harness](url, variants, work)
+    env = {**os.environ, **extra_env}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode as an installed package has it (written by the first run)
+    started = time.time()
+    child = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    stderr = child.stderr.read()
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.time() - started
+    server.stdin.close()
+    counts = json.loads(server.stdout.read().strip().splitlines()[-1])
+    server.wait()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{harness} failed:\n{stderr[-3000:]}")
+    first = json.loads(first_log.read_text())["first"] if first_log.is_file() else None
+    samples = TEMPLATES * variants
+    if counts["known"] != samples:
+        raise RuntimeError(f"{harness}: the server answered {counts['known']} sample requests, expected {samples}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "startup": (first - started) if first else None,
+            "rss_mb": usage.ru_maxrss / 1024, "accuracy": _accuracy(harness, out), "samples": samples}
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vs", action="append", default=[], choices=("inspect", "lm-eval"))
+    parser.add_argument("--sizes", default="260,2080", help="samples per run, multiples of 65 (default 260,2080)")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--json", help="write every figure here")
+    parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve(int(args.serve[0]), args.serve[1])
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if any(s % TEMPLATES for s in sizes):
+        raise SystemExit(f"--sizes must be multiples of {TEMPLATES}")
+    harnesses = ["physeval", *args.vs]
+    print(f"{TASK}, concurrency {CONCURRENCY}, caches off, instant scripted server (own process); "
+          f"sizes {sizes}; load {_load()} at start")
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for harness in harnesses:  # an untimed first run: bytecode written, files in the page cache
+            run_once(harness, 1, work)
+        for _ in range(args.repeat):
+            for size in sizes:
+                for harness in harnesses:
+                    runs.setdefault((harness, size), []).append(run_once(harness, size // TEMPLATES, work))
+    print(f"load {_load()} at end\n")
+    med = {key: {f: statistics.median(r[f] for r in rs if r[f] is not None) if any(r[f] is not None for r in rs)
+                 else None for f in ("wall", "cpu", "startup", "rss_mb", "accuracy")} for key, rs in runs.items()}
+    print(f"{'harness':<9} {'samples':>8} {'samples/s':>10} {'CPU ms/sample':>14} {'start-up s':>11} "
+          f"{'peak RSS MB':>12} {'accuracy':>9}")
+    for (harness, size), m in med.items():
+        startup = f"{m['startup']:.2f}" if m["startup"] is not None else "-"
+        print(f"{harness:<9} {size:>8} {size / m['wall']:>10,.0f} {1000 * m['cpu'] / size:>14.2f} {startup:>11} "
+              f"{m['rss_mb']:>12.0f} {m['accuracy']:>9.4f}")
+    print()
+    if len(sizes) > 1:
+        for harness in harnesses:
+            for small, big in zip(sizes, sizes[1:]):
+                slope = (med[(harness, big)]["cpu"] - med[(harness, small)]["cpu"]) / (big - small)
+                print(f"{harness}: CPU per extra sample {small} -> {big}: {1000 * slope:.2f} ms")
+    accuracies = {size: {h: med[(h, size)]["accuracy"] for h in harnesses} for size in sizes}
+    same = all(len({round(a, 12) for a in acc.values() if a is not None}) == 1 for acc in accuracies.values())
+    print("accuracy agreement:", "identical" if same else f"DIFFERENT {accuracies}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({f"{h}/{s}": r for (h, s), r in runs.items()}), encoding="utf-8")
+    return 0 if same else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
