@@ -8,16 +8,19 @@ enough to fill a queue or to be in flight when SIGTERM arrives.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
 import re
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +36,7 @@ from physeval.rewards.service import ServiceOptions, create_app
 from physeval.rewards.trainers import openrlhf_result, verl_result
 from physeval.testing import ScriptedServer
 
+HANG_GUARD = 120  # seconds: reached only by a broken build; no verdict depends on it
 Q_KMS = "How fast is the probe? (Results should be expressed with units of $ km/s $)"
 CASES = [  # (completion, reference, question) -> reward, each worked by hand
     (r"\boxed{30000 m/s}", "30", Q_KMS, 1.0),     # converted to the asked unit
@@ -202,6 +206,67 @@ class _Served:
                 self.process.wait(60)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (read from /proc: each process's parent pid)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(text.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux pidfds to name the workers across the kill")
+def test_a_server_killed_with_sigkill_leaves_no_grading_worker_behind() -> None:
+    """Issue 33, finding 7: ``kill -9`` of ``physeval serve`` used to leave its two grading workers and
+    multiprocessing's resource tracker alive under PID 1 for ever. Each worker now watches its parent
+    and ends with it; the tracker ends when the last worker closes its pipe.
+
+    The verdict is the kernel's: a pidfd opened on each process while the server lives (so a pid
+    reused later cannot be mistaken for it) becomes readable when that process exits. The bound only
+    keeps a broken build from hanging the suite.
+    """
+    served = _Served("--track", "symbolic")
+    pidfds: dict[int, int] = {}
+    try:
+        reply = httpx.post(f"{served.url}/score", json={"completions": [r"\boxed{2 m g}"] * 6,
+                                                       "references": ["2mg"] * 6}, timeout=120)
+        assert reply.status_code == 200 and reply.json()["rewards"] == [1.0] * 6  # graded by the workers
+        children = _descendants(served.process.pid)
+        commands = {pid: _command_line(pid) for pid in children}
+        workers = [pid for pid, command in commands.items() if "multiprocessing" in command]
+        assert len([c for c in commands.values() if "spawn_main" in c]) == 2, commands  # PHYSEVAL_GRADING_PROCESSES
+        assert any("resource_tracker" in c for c in commands.values()), commands
+        pidfds = {pid: os.pidfd_open(pid) for pid in workers}
+        served.process.kill()
+        assert served.process.wait(HANG_GUARD) == -signal.SIGKILL
+        left = set(pidfds.values())
+        while left:
+            ready, _, _ = select.select(list(left), [], [], HANG_GUARD)
+            assert ready, f"still running {HANG_GUARD} s after physeval serve was killed: " + "; ".join(
+                f"{pid} {commands[pid]}" for pid, fd in pidfds.items() if fd in left)
+            left -= set(ready)
+    finally:
+        for fd in pidfds.values():
+            with contextlib.suppress(OSError):  # a failed test leaves no orphan behind either
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+            os.close(fd)
+        served.stop()
 
 
 def test_load_500_requests_from_64_clients_none_lost_none_duplicated() -> None:

@@ -98,8 +98,12 @@ def worker_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _warm() -> None:
-    """Worker initializer: import SymPy and the parser before the first item arrives."""
+def _warm(parent_pid: int) -> None:
+    """Worker initializer: end with the parent (:mod:`physeval.parent_watch`), then import SymPy and the
+    parser before the first item arrives."""
+    from physeval.parent_watch import die_with_parent
+
+    die_with_parent(parent_pid)
     try:
         from physeval.answers.latex import latex_to_sympy
 
@@ -128,7 +132,7 @@ class _Pool:
     def _start(self) -> concurrent.futures.ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
         executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                                          initializer=_warm)
+                                                          initializer=_warm, initargs=(os.getpid(),))
         self.processes.append(executor._processes)  # the executor's own pid -> Process map, filled as it spawns
         return executor
 

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from physeval.parent_watch import die_with_parent
+
 __all__ = ["ExecutorName", "JudgeJob", "JudgeService", "LocalExecutor", "RayExecutor", "RenderJob", "make_executor"]
 
 ExecutorName = Literal["local", "ray"]
@@ -161,7 +163,8 @@ class LocalExecutor:
         with self._lock:
             if self._renders is None:
                 self._renders = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=self.render_workers, mp_context=multiprocessing.get_context("spawn"))
+                    max_workers=self.render_workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=die_with_parent, initargs=(os.getpid(),))
             return self._renders
 
     async def grade(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:

@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import concurrent.futures.process
 import multiprocessing
+import os
 import platform
 import threading
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from typing import Any, ClassVar, Literal
 
 from physeval.metrics import MetricSet, SampleOutcome, breakdown_metrics, mean_score_metric, rate_metrics
 from physeval.models.spec import model_from_spec
+from physeval.parent_watch import die_with_parent
 from physeval.problems import Grade, Outcome, Problem
 from physeval.scenes.judge import judge_video
 from physeval.scenes.judge.notes import judge_reply_notes
@@ -260,7 +262,8 @@ class SceneTask(Task):
                 if self._pool is None:
                     workers = self.opts.render_workers
                     self._pool = concurrent.futures.ProcessPoolExecutor(
-                        max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+                        max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                        initializer=die_with_parent, initargs=(os.getpid(),))
         return self._pool
 
     # -- provenance -----------------------------------------------------------------------
