@@ -176,6 +176,21 @@ class RunStore(SQLiteFile):
         """Whether ``run_dir`` already holds a run database."""
         return (Path(run_dir) / DB_NAME).is_file()
 
+    @staticmethod
+    def resumable(run_dir: str | Path) -> bool:
+        """Whether ``physeval run --resume run_dir`` finds a run there: a database with its run record.
+
+        A run stopped between creating ``samples.sqlite`` and recording what it runs leaves a
+        database without one; a damaged database counts as resumable (the resume names the damage).
+        """
+        if not RunStore.exists(run_dir):
+            return False
+        try:
+            with RunStore(run_dir) as store:
+                return store.run_meta() is not None
+        except Exception:  # noqa: BLE001 - a damaged file: the resume itself says what to do
+            return True
+
     def damage_hint(self) -> str:
         """What to do with a damaged ``samples.sqlite``: keep the readable rows, then resume."""
         return (f"`physeval repair {self.run_dir}` keeps them in a new {DB_NAME} (the damaged file is moved aside), "

@@ -290,3 +290,54 @@ def test_a_logger_without_its_package_is_refused_before_the_first_request(tmp_pa
         asked = len(server.requests)
     assert_one_line_user_error(done, flag, f"pip install 'physeval[{extra}]'")
     assert asked == 0 and not (tmp_path / "runs").exists()
+
+
+_FIFO_TASK = '''
+from pathlib import Path
+from physeval import NumericTask, Problem
+
+
+class HashesAFifo(NumericTask):
+    """One problem whose data file is a named pipe: hashing it for the run record waits for a writer."""
+
+    name = "fifo"
+
+    def load(self):
+        return [Problem(id="0", question="Q? (Results should be expressed with units of $ m $)", answer="1")]
+
+    def data_files(self):
+        return [Path("data.fifo")]
+'''
+
+
+@pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
+                                                     (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_a_signal_before_the_run_record_is_written_prints_no_resume_line(tmp_path: Path, sig: int, status: int,
+                                                                         word: str) -> None:
+    """The folder and its samples.sqlite exist, the run record does not yet: `--resume` would fail there."""
+    (tmp_path / "fifo.py").write_text(_FIFO_TASK, encoding="utf-8")
+    os.mkfifo(tmp_path / "data.fifo")
+    child = subprocess.Popen([PHYSEVAL, "run", "fifo.py:HashesAFifo", "--model", "openai/m", "--base-url",
+                              "http://127.0.0.1:9/v1", "--out", "runs/w", "--no-progress", "--no-preflight"],
+                             cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                             env={**os.environ, "COLUMNS": "200"})
+    writer: list[int] = []
+    opener = threading.Thread(target=lambda: writer.append(os.open(tmp_path / "data.fifo", os.O_WRONLY)),
+                              daemon=True)
+    try:
+        opener.start()  # returns once the child opens the pipe to hash it: the store exists, the record not yet
+        opener.join(HANG_GUARD)
+        assert writer, "the run never opened its data file"
+        assert (tmp_path / "runs" / "w" / "samples.sqlite").is_file()
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=HANG_GUARD)
+    finally:
+        for fd in writer:
+            os.close(fd)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == status, err
+    assert f"{word} before the run started: nothing was recorded in runs/w" in err, err
+    assert "--resume" not in err and "Traceback" not in err, err
+    assert "run the same command again" in err, err

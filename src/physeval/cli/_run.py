@@ -191,16 +191,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    f"-> {escape(str(run_dir))}")
     from physeval.cli._local import ensure_embedded_weights
 
-    ensure_embedded_weights(model)
     try:
+        ensure_embedded_weights(model)
         summary, result = run(spec)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (raised as Terminated)
         from physeval.store import RunStore
 
         how = "terminated (SIGTERM)" if interrupted_status(exc) != EXIT_INTERRUPTED else "interrupted"
-        if RunStore.exists(run_dir):
+        if RunStore.resumable(run_dir):
             _console.print(f"[yellow]{how}[/]: finished samples are kept; resume with "
                            f"`physeval run --resume {escape(str(run_dir))}`")
+        elif RunStore.exists(run_dir):  # the database was made, what it runs not yet recorded
+            _console.print(f"[yellow]{how}[/] before the run started: nothing was recorded in "
+                           f"{escape(str(run_dir))}; run the same command again to start it")
         else:
             _console.print(f"[yellow]{how}[/] before the run started: nothing was written")
         return interrupted_status(exc)
