@@ -81,7 +81,8 @@ def _readable(err: str) -> int:
 @pytest.mark.parametrize("how", sorted(DAMAGE))
 def test_report_names_the_damage_and_salvage_writes_the_readable_rows(finished: Path, tmp_path: Path,
                                                                       how: str) -> None:
-    originals = {json.dumps(r.key): r for r in RunStore(finished).rows()}
+    with RunStore(finished) as store:  # closed before the copy: closing removes the -wal and -shm files
+        originals = {json.dumps(r.key): r for r in store.rows()}
     run_dir = _damaged_copy(finished, tmp_path, how)
     report = physeval_run(["report", str(run_dir)])
     assert report.returncode == EXIT_STORAGE, report.stderr

@@ -75,9 +75,13 @@ def contained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.F
 
     yield tmp_path
     left = leftovers()
-    alive = {pid for pid in left if not dying(pid)}  # what could still run: no clock decides it
+    # The run returns when its direct child is reaped; the kernel then tears the nested PID
+    # namespaces down, killing their processes a moment later. Their exits are events (pidfds):
+    # wait for them, the bound only a hang guard; what is still neither gone nor dying after it
+    # outlived its run.
+    wait_until_gone(left, bound_s=120.0)
+    alive = {pid for pid in left if not dying(pid)}
     assert alive == set(), f"a sandboxed process outlived its run: {_describe(alive)}"
-    wait_until_gone(left)  # the dying ones: their exit is an event (hang guard only)
     assert not glob.glob(str(private_tmp / "physeval-sandbox-*")), "a sandbox working directory was left behind"
     left = {obj for obj in host_sysv_objects() - ipc_before if own[0] <= obj[2] < own[1]}
     assert left == set(), f"SysV IPC objects left on the host: {left}"
