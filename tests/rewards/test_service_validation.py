@@ -22,7 +22,9 @@ pytest.importorskip("uvicorn", reason="the serve extra (fastapi, uvicorn) is not
 import httpx
 from test_service import CASES, _Served
 
+from _scene_programs import GOOD, fenced, judge_script
 from physeval.rewards.limits import MAX_ECHO_CHARS
+from physeval.testing import ScriptedServer
 
 LIMIT = 2 * 1024 * 1024  # --max-body-mb 2
 HANG_GUARD = 120  # seconds: reached only by a broken build; no verdict depends on it
@@ -53,15 +55,15 @@ BAD = [  # (endpoint, body, the whole 400 line)
     ("/score", {"completions": ["a"], "references": ["1"], "question": ["q"]},
      f"question: unknown field (the fields are {SCORE_FIELDS})"),
     ("/score", {"completions": ["a"]}, "references: required"),
-    ("/score", {"completions": ["a", "b"], "references": ["1"]}, "references: 1 items for 2 completions (one each is needed)"),
+    ("/score", {"completions": ["a", "b"], "references": ["1"]}, "references: 1 for 2 completions (one each is needed)"),
     ("/score", {"completions": ["a"], "references": ["1"], "questions": ["q", "q"]},
-     "questions: 2 items for 1 completions (one each is needed)"),
+     "questions: 2 for 1 completions (one each is needed)"),
     ("/score", [1, 2], f"the body must be a JSON object with {SCORE_FIELDS}, got array"),
     ("/score", "completions", f"the body must be a JSON object with {SCORE_FIELDS}, got string"),
     ("/get_reward", {"query": [1], "prompts": [""], "labels": ["1"]}, "query[0]: expected a string, got int"),
     ("/get_reward", {"query": ["a"], "prompts": [None], "labels": ["1"]}, "prompts[0]: expected a string, got null"),
     ("/get_reward", {"query": ["a"], "labels": [[1]]}, "labels[0]: expected a string, a number or null, got array"),
-    ("/get_reward", {"query": ["a"], "labels": []}, "labels: 0 items for 1 queries (one each is needed)"),
+    ("/get_reward", {"query": ["a"], "labels": []}, "labels: 0 for 1 queries (one each is needed)"),
     ("/get_reward", [["a"]], "the body must be a JSON object with query, prompts, labels, got array"),
 ]
 
@@ -152,6 +154,27 @@ def test_a_body_over_the_limit_is_answered_413_before_it_is_read(served: _Served
     assert (status, body["error"]) == (413, f"the request body is longer; at most {LIMIT} bytes (2 MiB) are accepted "
                                             "(physeval serve --max-body-mb)")
     assert httpx.get(f"{served.url}/metrics", timeout=HANG_GUARD).json()["responses"].get("413") == 2
+
+
+def test_the_scene_track_takes_scene_ids_or_objects_and_nothing_else() -> None:
+    with ScriptedServer(judge_script(True)) as judge:
+        served = _Served("--track", "scene", "--judge", "openai/judge", "--judge-base-url", judge.base_url,
+                         "--judge-mode", "text")
+        try:
+            def post(endpoint: str, body: Any) -> tuple[int, Any]:
+                response = httpx.post(f"{served.url}{endpoint}", json=body, timeout=HANG_GUARD)
+                return response.status_code, response.json()
+
+            assert post("/score", {"completions": ["a"], "scenes": [1]}) == (
+                400, {"error": "scenes[0]: expected a scene id (string) or a scene object, got int"})
+            assert post("/score", {"completions": ["a"]}) == (
+                400, {"error": "scenes: required (one scene per completion)"})
+            assert post("/get_reward", {"query": ["a"], "labels": [None]}) == (
+                400, {"error": "labels[0]: expected a scene id (string) or a scene object, got null"})
+            status, data = post("/score", {"id": "s", "completions": [fenced(GOOD)], "scenes": ["em-lorentz-circle"]})
+            assert (status, data["rewards"]) == (200, [1.0])
+        finally:
+            served.stop()
 
 
 def test_the_rewards_page_says_what_the_service_does() -> None:

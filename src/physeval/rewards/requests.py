@@ -71,7 +71,7 @@ RequestId = Annotated[Any, PlainValidator(_request_id),
 
 def _same_length(name: str, items: Sequence[Any] | None, count: int, what: str) -> None:
     if items is not None and len(items) != count:
-        raise PydanticCustomError("length_mismatch", "{name}: {got} items for {count} {what} (one each is needed)",
+        raise PydanticCustomError("length_mismatch", "{name}: {got} for {count} {what} (one each is needed)",
                                   {"name": name, "got": len(items), "count": count, "what": what})
 
 
@@ -108,7 +108,7 @@ class SceneScoreRequest(ScoreRequest):
     @model_validator(mode="after")
     def _lengths(self) -> SceneScoreRequest:
         if self.scenes is None and self.references is None:
-            raise PydanticCustomError("missing", "scenes: required (one scene per completion)")
+            raise PydanticCustomError("scenes_missing", "scenes: required (one scene per completion)")
         _same_length("scenes" if self.scenes is not None else "references", self.items, len(self.completions),
                      "completions")
         _same_length("questions", self.questions, len(self.completions), "completions")

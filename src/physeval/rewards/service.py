@@ -284,7 +284,7 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Any:
         message = describe_errors(exc.errors(), fields.get(request.url.path, []), request.headers.get("content-type"))
-        return _bad(message)
+        return _bad(bound_text(message))
 
     async def _scored(completions: list[str], references: list[Any] | None, questions: list[str] | None,
                       render: Any) -> Any:
