@@ -40,12 +40,15 @@ def bound_text(text: str, limit: int = MAX_ECHO_CHARS) -> str:
 def bounded(value: Any, limit: int = MAX_ECHO_CHARS) -> Any:
     """``value`` (JSON-like) with every string in it bounded by :func:`bound_text` (keys included)."""
     if isinstance(value, str):
-        return bound_text(value, limit)
+        return value if len(value) <= limit else bound_text(str(value), limit)
     if isinstance(value, dict):
-        return {bound_text(str(k), limit): bounded(v, limit) for k, v in value.items()}
+        return {bounded(str(k), limit): bounded(v, limit) if isinstance(v, _NESTED) else v for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [bounded(v, limit) for v in value]
+        return [bounded(v, limit) if isinstance(v, _NESTED) else v for v in value]
     return value
+
+
+_NESTED = (str, dict, list, tuple)
 
 
 def _size(limit: int) -> str:
