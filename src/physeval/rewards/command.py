@@ -27,6 +27,8 @@ def add_serve_parser(sub: Any) -> None:
     serve.add_argument("--request-timeout", type=float, default=600.0,
                        help="seconds before a request is answered as not measured: null rewards, outcome timeout "
                             "(default 600)")
+    serve.add_argument("--max-body-mb", type=float, default=64.0,
+                       help="largest request body in MiB; a larger one is answered 413 (default 64)")
     serve.add_argument("--retry-after", type=int, default=1, help="Retry-After seconds of a 503 (default 1)")
     serve.add_argument("--graceful-timeout", type=float, help="seconds to finish in-flight work on SIGTERM "
                        "(default: wait for all of it)")
@@ -62,6 +64,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                              ray_node_ip=args.ray_node_ip,
                              queue_size=args.queue_size, concurrency=args.concurrency,
                              request_timeout=args.request_timeout, retry_after_s=args.retry_after,
+                             max_body_bytes=max(1, round(args.max_body_mb * 1024 * 1024)),
                              render_workers=args.render_workers, numeric=NumericRewardOptions(rel_tol=args.rel_tol),
                              symbolic=SymbolicRewardOptions(partial_credit=args.partial_credit), scene=scene)
     serve(options, host=args.host, port=args.port, graceful_timeout=args.graceful_timeout)

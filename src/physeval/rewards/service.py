@@ -10,6 +10,11 @@ Endpoints:
 * ``GET /health``: ``{"status": "ok", ...}``; ``GET /metrics``: requests, answers by status,
   latency percentiles, queue depth, requests in flight, per-stage counts.
 
+The bodies are validated by strict pydantic models (:mod:`physeval.rewards.requests`, published in
+``GET /openapi.json``): a wrong body is answered 400 with one line naming the field and the first bad
+item. A body over ``max_body_bytes`` is answered 413, and every text echoed in an answer is cut to
+2,000 characters with a marker (:mod:`physeval.rewards.limits`).
+
 Contract:
 
 * **Bounded queue, backpressure.** A request waits in a queue of ``queue_size`` requests served by
@@ -43,14 +48,18 @@ from typing import Any
 
 from physeval.rewards.batch import NumericRewardOptions, SymbolicRewardOptions, Track, ascore_batch
 from physeval.rewards.executors import ExecutorName, make_executor
+from physeval.rewards.limits import DEFAULT_MAX_BODY_BYTES, BodyLimit, bound_text, bounded
+from physeval.rewards.requests import RewardModelRequest, ScoreRequest, describe_errors, request_models
 from physeval.rewards.result import RewardResult
 from physeval.rewards.scene import SceneRewardOptions
 from physeval.rewards.trainers import openrlhf_result, prompt_text
 
 try:  # the serve extra; FastAPI resolves the handlers' annotations by name from this module
     from fastapi import Request
+    from fastapi.exceptions import RequestValidationError
 except ImportError:  # pragma: no cover - create_app/serve say which extra to install
     Request = Any  # type: ignore[misc,assignment]
+    RequestValidationError = Exception  # type: ignore[misc,assignment]
 
 __all__ = ["Busy", "RewardService", "ServiceOptions", "create_app", "serve"]
 
@@ -70,6 +79,7 @@ class ServiceOptions:
         request_timeout: Seconds before a request is answered as not measured (``null`` rewards, outcome ``timeout``).
         retry_after_s: The ``Retry-After`` of a 503.
         max_items: Items one request may carry (more is a 413).
+        max_body_bytes: The largest request body read (a larger one is a 413).
         render_workers: Render processes (local executor; ``None``: one per core).
         numeric / symbolic / scene: The track's reward options.
     """
@@ -83,6 +93,7 @@ class ServiceOptions:
     request_timeout: float = 600.0
     retry_after_s: int = 1
     max_items: int = 8192
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     render_workers: int | None = None
     numeric: NumericRewardOptions = field(default_factory=NumericRewardOptions)
     symbolic: SymbolicRewardOptions = field(default_factory=SymbolicRewardOptions)
@@ -93,6 +104,8 @@ class ServiceOptions:
             raise ValueError(f"track must be 'numeric', 'symbolic' or 'scene', not {self.track!r}")
         if self.queue_size < 1 or self.concurrency < 1:
             raise ValueError("queue_size and concurrency must be at least 1")
+        if self.max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be at least 1")
 
     @property
     def track_options(self) -> Any:
@@ -234,12 +247,6 @@ class RewardService:
                     for _ in completions]
 
 
-def _strings(value: Any, name: str) -> list[str]:
-    if not isinstance(value, list):
-        raise ValueError(f"{name!r} must be a JSON list")
-    return ["" if v is None else str(v) for v in value]
-
-
 def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, announce: bool = False) -> Any:
     """The FastAPI application (``judges``: model objects for the scene track instead of option specs)."""
     try:
@@ -269,6 +276,15 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
 
     app = FastAPI(title="physeval rewards", lifespan=lifespan)
     app.state.service = service
+    app.add_middleware(BodyLimit, limit=options.max_body_bytes,
+                       on_reject=lambda: service.metrics.answered(413, 0.0))
+    score_model, reward_model = request_models(options.track)
+    fields = {"/score": list(score_model.model_fields), "/get_reward": list(reward_model.model_fields)}
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Any:
+        message = describe_errors(exc.errors(), fields.get(request.url.path, []), request.headers.get("content-type"))
+        return _bad(bound_text(message))
 
     async def _scored(completions: list[str], references: list[Any] | None, questions: list[str] | None,
                       render: Any) -> Any:
@@ -285,44 +301,28 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
                                 headers={"Retry-After": str(options.retry_after_s)})
         except Exception as exc:  # noqa: BLE001 - a failure is answered, never swallowed
             service.metrics.answered(500, time.perf_counter() - started)
-            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
+            return JSONResponse({"error": bound_text(f"{type(exc).__name__}: {exc}")}, status_code=500)
         service.metrics.answered(200, time.perf_counter() - started, results)
-        return JSONResponse(render(results))
+        return JSONResponse(bounded(render(results)))
 
     def _bad(message: str) -> Any:
         service.metrics.answered(400, 0.0)
         return JSONResponse({"error": message}, status_code=400)
 
-    @app.post("/score")
-    async def score(request: Request) -> Any:
-        try:
-            body = await request.json()
-            completions = _strings(body.get("completions"), "completions")
-            refs = body.get("scenes") if options.track == "scene" and "scenes" in body else body.get("references")
-            if not isinstance(refs, list) or len(refs) != len(completions):
-                raise ValueError("one reference (scene id for scenes) per completion is needed")
-            questions = body.get("questions")
-            if questions is not None:
-                questions = _strings(questions, "questions")
-        except (ValueError, AttributeError) as exc:
-            return _bad(str(exc))
-        request_id = body.get("id")
-        return await _scored(completions, refs, questions, lambda results: {
-            "id": request_id, "rewards": [r.reward for r in results], "results": [r.to_dict() for r in results]})
+    async def score(body: ScoreRequest) -> Any:
+        return await _scored(body.completions, body.items, body.questions, lambda results: {
+            "id": body.id, "rewards": [r.reward for r in results], "results": [r.to_dict() for r in results]})
 
-    @app.post("/get_reward")
-    async def get_reward(request: Request) -> Any:
-        try:
-            body = await request.json()
-            queries = _strings(body.get("query"), "query")
-            prompts = _strings(body.get("prompts", [""] * len(queries)), "prompts")
-            labels = body.get("labels")
-            if not isinstance(labels, list) or not len(labels) == len(prompts) == len(queries):
-                raise ValueError("'query', 'prompts' and 'labels' must be lists of one length")
-        except (ValueError, AttributeError) as exc:
-            return _bad(str(exc))
-        responses = [q[len(p):] if p and q.startswith(p) else q for q, p in zip(queries, prompts)]
-        return await _scored(responses, labels, [prompt_text(p) for p in prompts], openrlhf_result)
+    async def get_reward(body: RewardModelRequest) -> Any:
+        prompts = body.prompts if body.prompts is not None else [""] * len(body.query)
+        responses = [q[len(p):] if p and q.startswith(p) else q for q, p in zip(body.query, prompts)]
+        return await _scored(responses, list(body.labels), [prompt_text(p) for p in prompts], openrlhf_result)
+
+    # the served track picks the body models (FastAPI validates with them and publishes their schema)
+    score.__annotations__["body"] = score_model
+    get_reward.__annotations__["body"] = reward_model
+    app.post("/score")(score)
+    app.post("/get_reward")(get_reward)
 
     @app.get("/health")
     async def health() -> Any:
