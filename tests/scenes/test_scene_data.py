@@ -219,7 +219,7 @@ def test_a_record_without_a_domain_gets_it_from_its_concept() -> None:
 
 
 def test_the_mapping_reads_the_build_taxonomy_not_a_copy() -> None:
-    from physeval.build.taxonomy import load_taxonomy
+    from physeval.scene_builder.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy()
     assert all(domain_of_concept(c.name) == c.domain.lower() for c in taxonomy.concepts)

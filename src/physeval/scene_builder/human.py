@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from physeval.build.store import BuildStore, Decision
 from physeval.errors import DataError, DataNotFoundError
+from physeval.scene_builder.store import BuildStore, Decision
 
 __all__ = ["SHEET_COLUMNS", "ImportReport", "import_review", "write_review_sheet"]
 
@@ -115,7 +115,7 @@ def _questions(value: Any) -> list[str] | None:
 def import_review(store: BuildStore, sheet: str | Path, *, decided_by: str | None = None,
                   known_ids: set[str] | None = None) -> ImportReport:
     """Record the decisions of a filled review sheet; the whole sheet is checked before any is recorded."""
-    from physeval.build.schemas import MAX_QUESTIONS, MIN_QUESTIONS
+    from physeval.scene_builder.schemas import MAX_QUESTIONS, MIN_QUESTIONS
 
     path = Path(sheet)
     rows = _read_sheet(path)
