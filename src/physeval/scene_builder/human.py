@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import DataError, DataNotFoundError
+from physeval.json_lines import read_json_lines
 from physeval.scene_builder.store import BuildStore, Decision
 
 __all__ = ["SHEET_COLUMNS", "ImportReport", "import_review", "write_review_sheet"]
@@ -91,16 +92,14 @@ class ImportReport:
 def _read_sheet(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataNotFoundError(f"review sheet {path} not found")
-    text = path.read_text(encoding="utf-8-sig")
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{lineno}: not JSON: {exc.msg}") from exc
+        for line in read_json_lines(path):
+            if line.error:
+                raise DataError(f"{path} {line.problem}")
+            rows.append(line.value)
         return rows
+    text = path.read_text(encoding="utf-8-sig")
     return list(csv.DictReader(text.splitlines(keepends=True)))
 
 

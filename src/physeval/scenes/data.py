@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import DataError, DataNotFoundError
+from physeval.json_lines import parse_json_lines
 from physeval.problems import Problem
 
 __all__ = [
@@ -260,13 +261,11 @@ def _read_entries(text: str, source: str) -> tuple[list[tuple[int, Any]], list[s
     entries: list[tuple[int, Any]] = []
     messages: list[str] = []
     position = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entries.append((position, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            messages.append(f"record {position} (line {lineno}): dropped: invalid JSON: {exc.msg}")
+    for line in parse_json_lines(text):
+        if line.error:
+            messages.append(f"record {position} (line {line.number}): dropped: {line.error}")
+        else:
+            entries.append((position, line.value))
         position += 1
     return entries, messages
 
