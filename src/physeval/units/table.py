@@ -193,8 +193,10 @@ def _pint_dir() -> Path | None:
 
 
 def shipped_table() -> dict[str, Any]:
-    """The table shipped with physeval (:data:`DATA_FILE`), read and decoded once per process under
-    the lock, whichever thread asks first; whether it fits the installed pint is :func:`table_available`."""
+    """The table shipped with physeval (:data:`DATA_FILE`) as parsed JSON, read once per process under
+    the lock, whichever thread asks first. Its unit entries are lists, turned into
+    :func:`build_table`'s tuples one at a time as units are read (:func:`decode_table` turns them
+    all); whether it fits the installed pint is :func:`table_available`."""
     found = _STATE.get("shipped")
     if found is not None:
         return found
@@ -202,9 +204,21 @@ def shipped_table() -> dict[str, Any]:
         if "shipped" not in _STATE:
             import json
 
-            text = Path(__file__).with_name(DATA_FILE).read_text(encoding="utf-8")
-            _STATE["shipped"] = decode_table(json.loads(text))
+            _STATE["shipped"] = json.loads(Path(__file__).with_name(DATA_FILE).read_text(encoding="utf-8"))
         return _STATE["shipped"]
+
+
+_ENTRIES: dict[str, tuple[str, Fr, Fr, Dim]] = {}
+
+
+def _entry(units: dict[str, Any], name: str) -> tuple[str, Fr, Fr, Dim]:
+    """The shipped entry of unit ``name`` as :func:`build_table` makes it, decoded on first use
+    (decoding all 859 at load would cost a fresh process more than reading the few it needs)."""
+    found = _ENTRIES.get(name)
+    if found is None:
+        symbol, scale, offset, dims = units[name]
+        found = _ENTRIES[name] = (symbol, (scale[0], scale[1]), (offset[0], offset[1]), tuple((d, e) for d, e in dims))
+    return found
 
 
 def _load() -> dict[str, Any] | None:
@@ -308,7 +322,7 @@ class _Parser:
         raise _Unknown
 
 
-def _short(key: tuple[tuple[str, Fraction], ...], units: dict[str, Any]) -> str:
+def _short(key: tuple[tuple[str, Fraction], ...], units: dict[str, tuple[str, Fr, Fr, Dim]]) -> str:
     """The short form pint writes, ``f"{unit:~}"`` (sorted by unit name; ratio form; ``{:n}`` exponents)."""
     pos = [units[n][0] if e == 1 else f"{units[n][0]} ** {int(e)}" for n, e in key if e > 0]
     neg = [units[n][0] if e == -1 else f"{units[n][0]} ** {int(-e)}" for n, e in key if e < 0]
@@ -341,10 +355,10 @@ def _read(expression: str, table: dict[str, Any]) -> Unit | None:
             return None
     except (_Unknown, RecursionError):
         return None
-    units = table["units"]
     key = tuple(sorted((n, Fraction(e)) for n, e in exps.items() if e != 0))
     if not key:
         return None  # "m/m": dimensionless, rare; pint says what it is
+    units = {n: _entry(table["units"], n) for n, _ in key}
     offsets = [n for n, _ in key if units[n][2] != (0, 1)]
     if offsets and (len(key) != 1 or key[0][1] != 1 or len(parser.tokens) != 1):
         return None  # an offset unit in a compound is a difference in pint (delta_degC)
