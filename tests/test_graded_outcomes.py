@@ -33,6 +33,8 @@ METRIC_NAMES = frozenset({
 #   graded     - from physeval.graded (graded_outcomes / graded_rows)
 #   run        - from an analysis Run (Run.outcomes() and Run.graded are graded_outcomes / graded_rows)
 #   parameters - metric code: the outcomes are handed to it (a task's metrics(), the reductions)
+#   one grade  - no metric: a scorer that turns the grade of one sample into another tool's score
+#                (it reads ``grade.correct``; the metrics over those scores are in a module listed as graded)
 METRIC_MODULES: dict[str, str] = {
     "metrics": "parameters",
     "stats": "graded",
@@ -46,7 +48,8 @@ METRIC_MODULES: dict[str, str] = {
     "report.html.metric_plots": "run",
     "report.html.samples": "every sample",
     "integrations.logging": "graded",
-    "integrations.inspect": "graded",
+    "integrations.inspect": "one grade",
+    "integrations.inspect_metrics": "graded",
     "integrations.lm_eval": "graded",
     "integrations.lm_eval_export": "graded",
     "tasks.base": "parameters",

@@ -8,18 +8,18 @@ naming the formats read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from physeval.errors import UserError
 from physeval.imports import ForeignResponses
+from physeval.json_lines import NotText, read_json_lines
 
 __all__ = ["read_responses", "read_any_responses"]
 
 
 def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """JSONL responses; bad lines are reported, not fatal.
+    """JSONL responses (read by :func:`~physeval.json_lines.read_json_lines`); bad lines are reported, not fatal.
 
     Two layouts are read: ``{"id", "variant"?, "sample"?, "response"}`` and physeval's own
     export (``problem_id``, ``variant``, ``sample``, ``completion``, ``status``); a row of the
@@ -32,20 +32,17 @@ def read_responses(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
 
     records, bad = [], []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_json_lines(path)
     except FileNotFoundError as exc:
         raise UserError(f"no responses file at {path}") from exc
-    except UnicodeDecodeError:
+    except NotText:
         raise not_readable(path, "not UTF-8 text") from None
     except IsADirectoryError:
         raise not_readable(path, "a directory") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad.append(f"line {number}: not JSON ({exc.msg})")
+    for line in lines:
+        number, record = line.number, line.value
+        if line.error:
+            bad.append(line.problem)
             continue
         if isinstance(record, dict) and "problem_id" in record and "id" not in record:
             record = {"id": record["problem_id"], "variant": record.get("variant", "0"),

@@ -63,7 +63,7 @@ def test_jsonl_uses_positions_as_ids_and_drops_bad_lines(tmp_path: Path) -> None
     load = load_simuscene(path)
     assert [p.id for p in load.problems] == ["0", "2"]
     assert load.dropped == 1
-    assert any("record 1 (line 2)" in m and "invalid JSON" in m for m in load.messages)
+    assert any("record 1 (line 2)" in m and "not JSON" in m for m in load.messages)
 
 
 def test_enable_annotator_no_is_skipped_and_counted(tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ def test_a_record_without_a_domain_gets_it_from_its_concept() -> None:
 
 
 def test_the_mapping_reads_the_build_taxonomy_not_a_copy() -> None:
-    from physeval.build.taxonomy import load_taxonomy
+    from physeval.scene_builder.taxonomy import load_taxonomy
 
     taxonomy = load_taxonomy()
     assert all(domain_of_concept(c.name) == c.domain.lower() for c in taxonomy.concepts)

@@ -240,7 +240,7 @@ def split_differential_commands(text: str) -> str:
     if "d" not in text or "\\" not in text:
         return text
     if _ACCENT_NAMES is None:
-        from physeval.answers.latex_fast import _ACCENTS
+        from physeval.answers.latex_tokens import ACCENTS as _ACCENTS
 
         _ACCENT_NAMES = _ACCENTS
     out: list[str] = []

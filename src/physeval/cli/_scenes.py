@@ -63,8 +63,8 @@ def _add_serve_command(sub: Any) -> None:
 
 
 def _add_build_commands(sub: Any) -> None:
-    """``physeval build scenes | import-review | prompts`` (see :mod:`physeval.build.command`)."""
-    from physeval.build.command import add_build_parser
+    """``physeval build scenes | import-review | prompts`` (see :mod:`physeval.scene_builder.command`)."""
+    from physeval.scene_builder.command import add_build_parser
 
     add_build_parser(sub)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from physeval.errors import UserError
 from physeval.imports.base import ForeignResponses, not_readable
+from physeval.json_lines import NotText, read_json_lines
 
 __all__ = ["read", "sniff"]
 
@@ -41,13 +42,14 @@ def read(path: Path) -> ForeignResponses:
     task: str | None = None
     options: dict[str, Any] = {}
     bad: list[str] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            sample = json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad.append(f"line {number}: not JSON ({exc.msg})")
+    try:
+        lines = read_json_lines(path)
+    except NotText:
+        raise not_readable(path, "not UTF-8 text") from None
+    for line in lines:
+        number, sample = line.number, line.value
+        if line.error:
+            bad.append(line.problem)
             continue
         doc = sample.get("doc") if isinstance(sample, dict) else None
         if not isinstance(doc, dict) or "id" not in doc:

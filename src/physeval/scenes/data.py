@@ -17,7 +17,7 @@ The scenario text is cleaned before it is prompted (:func:`clean_scenario`): the
 records pad it with blank space and wrap it in quotes (sometimes as a JSON-encoded string).
 
 Records without a ``domain`` get one from their ``concept`` through the build pipeline's
-taxonomy (:mod:`physeval.build.taxonomy`, the paper's five domains), so per-domain breakdowns
+taxonomy (:mod:`physeval.scene_builder.taxonomy`, the paper's five domains), so per-domain breakdowns
 cover them; ``meta["domain_source"]`` says ``record``, ``concept`` or ``None`` (no domain).
 
 Rules (each applied per record, so one bad record never stops a load):
@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from physeval.errors import DataError, DataNotFoundError
+from physeval.json_lines import parse_json_lines
 from physeval.problems import Problem
 
 __all__ = [
@@ -260,13 +261,11 @@ def _read_entries(text: str, source: str) -> tuple[list[tuple[int, Any]], list[s
     entries: list[tuple[int, Any]] = []
     messages: list[str] = []
     position = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entries.append((position, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            messages.append(f"record {position} (line {lineno}): dropped: invalid JSON: {exc.msg}")
+    for line in parse_json_lines(text):
+        if line.error:
+            messages.append(f"record {position} (line {line.number}): dropped: {line.error}")
+        else:
+            entries.append((position, line.value))
         position += 1
     return entries, messages
 
@@ -398,7 +397,7 @@ def _words(text: str) -> frozenset[str]:
 def _taxonomy_index() -> tuple[tuple[str, str, frozenset[str]], ...]:
     """``(domain, concept slug, concept words)`` of the shipped taxonomy (YAML read once, on first use)."""
     try:
-        from physeval.build.taxonomy import load_taxonomy
+        from physeval.scene_builder.taxonomy import load_taxonomy
 
         taxonomy = load_taxonomy()
     except Exception:  # noqa: BLE001 - no readable taxonomy: no mapping, never a failed load

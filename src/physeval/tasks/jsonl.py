@@ -10,7 +10,6 @@ equivalence and EED instead of numbers. A malformed line is an error naming the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
@@ -19,6 +18,7 @@ from physeval.answers.units import required_format
 from physeval.errors import DataError, DataNotFoundError
 from physeval.grading.numeric import grade_numeric
 from physeval.grading.symbolic import grade_symbolic
+from physeval.json_lines import JsonLine, read_json_lines
 from physeval.metrics import MetricSet, SampleOutcome, mean_score_metric
 from physeval.problems import Grade, Problem
 from physeval.tasks.base import Task, TaskError
@@ -65,19 +65,15 @@ class JsonlTask(Task):
             raise TaskError("jsonl needs --data FILE.jsonl")
         if not self.data.is_file():
             raise DataNotFoundError(f"no JSONL file at {self.data}")
-        problems = []
-        for number, line in enumerate(self.data.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.strip():
-                problems.append(self._problem(line, number))
+        problems = [self._problem(line) for line in read_json_lines(self.data)]
         self.dynamic = any(p.variant != "0" for p in problems)
         return problems
 
-    def _problem(self, line: str, number: int) -> Problem:
-        where = f"{self.data} line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where}: not JSON ({exc.msg})") from None
+    def _problem(self, line: JsonLine) -> Problem:
+        where = f"{self.data} line {line.number}"
+        if line.error:
+            raise DataError(f"{where}: {line.error}")
+        record = line.value
         if not isinstance(record, dict):
             raise DataError(f"{where}: expected a JSON object")
         missing = [k for k in ("id", "question", "answer") if record.get(k) in (None, "")]

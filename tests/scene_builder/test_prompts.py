@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from physeval.build.prompts import PROMPT_FIELDS, load_prompts
 from physeval.errors import DataNotFoundError, OptionError
+from physeval.scene_builder.prompts import PROMPT_FIELDS, load_prompts
 
 
 def test_every_shipped_prompt_uses_only_its_placeholders() -> None:

@@ -2,7 +2,7 @@
 
 A reply is usable only when it holds one JSON object (bare, or in a fenced block) that
 validates against its stage's schema; :func:`parse_reply` returns the object or a short reason
-that is sent back to the model (see :mod:`physeval.build.calls`) and, when the retries run
+that is sent back to the model (see :mod:`physeval.scene_builder.calls`) and, when the retries run
 out, kept with the rejected record.
 """
 

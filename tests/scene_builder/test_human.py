@@ -6,8 +6,8 @@ import csv
 import json
 from pathlib import Path
 
-from physeval.build.store import BuildStore
 from physeval.cli import main
+from physeval.scene_builder.store import BuildStore
 from physeval.scenes.data import load_simuscene
 
 FIXED = ("A thin green laser beam in air strikes a rectangular glass block of refractive index 1.5 at 45 degrees, "

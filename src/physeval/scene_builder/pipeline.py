@@ -5,8 +5,8 @@
     basic -> compose -> filter -> plausibility -> questions -> review -> split -> solve -> export
 
 ``solve`` runs only with a solver model (and needs judges); ``export`` writes the dataset
-(:mod:`physeval.build.output`), the review sheet (:mod:`physeval.build.human`) and the card
-(:mod:`physeval.build.card`). A stage runs only once the one before it is complete; a stage
+(:mod:`physeval.scene_builder.output`), the review sheet (:mod:`physeval.scene_builder.human`) and the card
+(:mod:`physeval.scene_builder.card`). A stage runs only once the one before it is complete; a stage
 left with unfinished records (requests that failed for good) stops the build there, and a
 rerun of the same command continues where it stopped. Every finished record is in the build
 store and every reply in the response cache, so a rerun repeats no answered request and a
@@ -29,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from physeval.build.calls import JsonCaller, Role
-from physeval.build.context import BuildContext, StageReport
-from physeval.build.prompts import load_prompts
-from physeval.build.store import BuildStore
-from physeval.build.taxonomy import load_taxonomy
 from physeval.errors import OptionError, UserError
 from physeval.models.base import Model
 from physeval.run_lock import hold_run_folder
+from physeval.scene_builder.calls import JsonCaller, Role
+from physeval.scene_builder.context import BuildContext, StageReport
+from physeval.scene_builder.prompts import load_prompts
+from physeval.scene_builder.store import BuildStore
+from physeval.scene_builder.taxonomy import load_taxonomy
 
 __all__ = ["STAGES", "BuildModels", "BuildOptions", "BuildResult", "export_build", "run_build"]
 
@@ -203,8 +203,8 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
                           stages: Sequence[str] | None = None, progress: bool = False, cache: Any = "default",
                           console: Any = None, invocation: dict[str, Any] | None = None) -> BuildResult:
     """:func:`run_build` inside a running event loop."""
-    from physeval.build import checks, filters, generate, solve
     from physeval.cache import ResponseCache
+    from physeval.scene_builder import checks, filters, generate, solve
 
     wanted = list(stages) if stages else list(STAGES)
     unknown = [s for s in wanted if s not in STAGES]
@@ -270,9 +270,9 @@ async def run_build_async(out: str | Path, options: BuildOptions, models: BuildM
 
 def export_build(store: BuildStore, *, solved: bool) -> dict[str, Path]:
     """Write the dataset, the review sheet and the card from what the store holds now."""
-    from physeval.build.card import write_card
-    from physeval.build.human import write_review_sheet
-    from physeval.build.output import final_records, write_dataset
+    from physeval.scene_builder.card import write_card
+    from physeval.scene_builder.human import write_review_sheet
+    from physeval.scene_builder.output import final_records, write_dataset
 
     records, human = final_records(store)
     files = dict(write_dataset(store.build_dir, records, solved=solved))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from physeval.build.schemas import (
+from physeval.scene_builder.schemas import (
     BasicReply,
     PlausibilityReply,
     QuestionsReply,

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from scripted_build import CONCEPTS, SWING_BACK, BuildScript
 
-from physeval.build.solve import split_of
-from physeval.build.store import BuildStore
 from physeval.cli import main
+from physeval.scene_builder.solve import split_of
+from physeval.scene_builder.store import BuildStore
 from physeval.scenes.data import load_simuscene
 from physeval.testing import ScriptedServer
 

@@ -6,7 +6,7 @@ Every model request of a build goes through :meth:`JsonCaller.ask`:
    model's identity, the messages and the sampling parameters, the seed included); only a miss
    reaches the model, and its reply is cached at once, so a killed build never pays twice for a
    reply it received;
-2. the reply is parsed against the stage's schema (:func:`~physeval.build.schemas.parse_reply`)
+2. the reply is parsed against the stage's schema (:func:`~physeval.scene_builder.schemas.parse_reply`)
    and recorded in the build store, usable or not;
 3. an unusable reply is sent back with the reason (the ``repair`` prompt) and asked again, at
    most ``reply_attempts`` times in all; then the record is rejected with the last reply kept.
@@ -31,11 +31,11 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from physeval.build.prompts import Prompts
-from physeval.build.schemas import parse_reply
-from physeval.build.store import BuildStore
 from physeval.cache import ResponseCache, cache_key
 from physeval.models.base import Completion, Model
+from physeval.scene_builder.prompts import Prompts
+from physeval.scene_builder.schemas import parse_reply
+from physeval.scene_builder.store import BuildStore
 
 __all__ = ["Asked", "CachedModel", "JsonCaller", "Role", "derived_seed"]
 

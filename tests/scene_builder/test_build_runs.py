@@ -10,8 +10,8 @@ import pytest
 from scripted_build import BuildScript
 from test_pipeline import build_args
 
-from physeval.build.store import BuildStore
 from physeval.cli import main
+from physeval.scene_builder.store import BuildStore
 from physeval.testing import Reply, Request, ScriptedServer
 
 PRODUCTS = ("card.md", "dataset/scenes.jsonl", "dataset/test.jsonl", "dataset/train.jsonl", "review/sheet.csv")

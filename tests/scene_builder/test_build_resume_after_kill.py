@@ -22,7 +22,7 @@ import pytest
 from scripted_build import BuildScript
 from test_pipeline import build_args
 
-from physeval.build.store import BuildStore
+from physeval.scene_builder.store import BuildStore
 from physeval.testing import ScriptedServer
 
 pytestmark = pytest.mark.slow

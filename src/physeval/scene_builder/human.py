@@ -23,8 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from physeval.build.store import BuildStore, Decision
 from physeval.errors import DataError, DataNotFoundError
+from physeval.json_lines import read_json_lines
+from physeval.scene_builder.store import BuildStore, Decision
 
 __all__ = ["SHEET_COLUMNS", "ImportReport", "import_review", "write_review_sheet"]
 
@@ -91,16 +92,14 @@ class ImportReport:
 def _read_sheet(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataNotFoundError(f"review sheet {path} not found")
-    text = path.read_text(encoding="utf-8-sig")
     if path.suffix.lower() == ".jsonl":
         rows = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{lineno}: not JSON: {exc.msg}") from exc
+        for line in read_json_lines(path):
+            if line.error:
+                raise DataError(f"{path} {line.problem}")
+            rows.append(line.value)
         return rows
+    text = path.read_text(encoding="utf-8-sig")
     return list(csv.DictReader(text.splitlines(keepends=True)))
 
 
@@ -115,7 +114,7 @@ def _questions(value: Any) -> list[str] | None:
 def import_review(store: BuildStore, sheet: str | Path, *, decided_by: str | None = None,
                   known_ids: set[str] | None = None) -> ImportReport:
     """Record the decisions of a filled review sheet; the whole sheet is checked before any is recorded."""
-    from physeval.build.schemas import MAX_QUESTIONS, MIN_QUESTIONS
+    from physeval.scene_builder.schemas import MAX_QUESTIONS, MIN_QUESTIONS
 
     path = Path(sheet)
     rows = _read_sheet(path)

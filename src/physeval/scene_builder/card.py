@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from physeval.build.context import CHAIN, live_items
-from physeval.build.filters import token_count
-from physeval.build.store import BuildStore
+from physeval.scene_builder.context import CHAIN, live_items
+from physeval.scene_builder.filters import token_count
+from physeval.scene_builder.store import BuildStore
 
 __all__ = ["CARD_NAME", "PLOT_NAMES", "stage_funnel", "write_card"]
 
@@ -136,7 +136,7 @@ def write_card(build_dir: str | Path, store: BuildStore, records: list[dict[str,
 
 
 def _split(record: dict[str, Any], solved: bool) -> str:
-    from physeval.build.output import split_name
+    from physeval.scene_builder.output import split_name
 
     return split_name(record, solved)
 

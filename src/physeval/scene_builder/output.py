@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from physeval.build.context import live_items
-from physeval.build.store import BuildStore
+from physeval.scene_builder.context import live_items
+from physeval.scene_builder.store import BuildStore
 
 __all__ = ["DATASET_DIR", "SPLITS", "final_records", "to_simuscene", "write_dataset"]
 

@@ -12,8 +12,8 @@ import pytest
 from scripted_build import BuildScript, prompt_text
 from test_pipeline import build_args
 
-from physeval.build.store import BuildStore
 from physeval.cli import main
+from physeval.scene_builder.store import BuildStore
 from physeval.scenes.sandbox import backend_names, get_backend
 from physeval.testing import Reply, Request, ScriptedServer
 

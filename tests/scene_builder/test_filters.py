@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from physeval.build.filters import find_near_duplicates, token_count
 from physeval.errors import MissingExtraError
+from physeval.scene_builder.filters import find_near_duplicates, token_count
 
 BASE = ("A red ball is thrown horizontally at 12 m/s from the top of a 45 m cliff and follows a parabola to the "
         "ground, leaving a dotted trace; the time and speed are shown in the corner.")

@@ -25,10 +25,10 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from physeval.build.calls import JsonCaller, Role
-from physeval.build.store import BuildStore, Item
-from physeval.build.taxonomy import Concept
 from physeval.errors import ModelError, RunAborted
+from physeval.scene_builder.calls import JsonCaller, Role
+from physeval.scene_builder.store import BuildStore, Item
+from physeval.scene_builder.taxonomy import Concept
 
 __all__ = ["CHAIN", "BuildContext", "StageReport", "live_items", "run_items"]
 
@@ -73,7 +73,7 @@ class BuildContext:
 
     store: BuildStore
     caller: JsonCaller
-    options: Any                      # physeval.build.pipeline.BuildOptions
+    options: Any                      # physeval.scene_builder.pipeline.BuildOptions
     concepts: list[Concept]
     roles: dict[str, Role]
     judges: list[Any] = field(default_factory=list)

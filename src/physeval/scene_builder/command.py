@@ -108,7 +108,7 @@ def add_build_parser(sub: Any) -> None:
 
 
 def _merged(args: argparse.Namespace) -> dict[str, Any]:
-    from physeval.build.store import BuildStore
+    from physeval.scene_builder.store import BuildStore
 
     stored: dict[str, Any] = {}
     if BuildStore.exists(args.out):
@@ -119,8 +119,8 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _options(values: dict[str, Any]) -> Any:
-    from physeval.build.pipeline import BuildOptions
     from physeval.errors import OptionError
+    from physeval.scene_builder.pipeline import BuildOptions
 
     kwargs: dict[str, Any] = {k: values[k] for k in (*_INTS, *_FLOATS) if values.get(k) is not None}
     for name in ("taxonomy", "sandbox", "judge_mode", "json_mode"):
@@ -145,8 +145,8 @@ def _options(values: dict[str, Any]) -> Any:
 
 
 def _models(values: dict[str, Any], api_key: str | None) -> Any:
-    from physeval.build.pipeline import BuildModels
     from physeval.models.spec import model_from_spec
+    from physeval.scene_builder.pipeline import BuildModels
 
     def make(role: str, spec: str | None) -> Any:
         if not spec:
@@ -166,7 +166,7 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from physeval.build.pipeline import run_build
+    from physeval.scene_builder.pipeline import run_build
 
     console = Console(stderr=True, soft_wrap=True)
     values = _merged(args)
@@ -201,11 +201,11 @@ def _extra(result: Any, stage: str, what: str) -> int:
 
 
 def _cmd_import_review(args: argparse.Namespace) -> int:
-    from physeval.build.context import live_items
-    from physeval.build.human import import_review
-    from physeval.build.pipeline import export_build
-    from physeval.build.store import BuildStore
     from physeval.errors import UserError
+    from physeval.scene_builder.context import live_items
+    from physeval.scene_builder.human import import_review
+    from physeval.scene_builder.pipeline import export_build
+    from physeval.scene_builder.store import BuildStore
 
     if not BuildStore.exists(args.build_dir):
         raise UserError(f"{args.build_dir}: no physeval build there")
@@ -219,7 +219,7 @@ def _cmd_import_review(args: argparse.Namespace) -> int:
 
 
 def _cmd_prompts(args: argparse.Namespace) -> int:
-    from physeval.build.prompts import PROMPT_DIR, PROMPT_FIELDS
+    from physeval.scene_builder.prompts import PROMPT_DIR, PROMPT_FIELDS
 
     out = Path(args.prompts_out)
     out.mkdir(parents=True, exist_ok=True)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from physeval.build.context import BuildContext, StageReport, run_items
-from physeval.build.schemas import PlausibilityReply, QuestionsReply, ReviewReply
-from physeval.build.store import Item
+from physeval.scene_builder.context import BuildContext, StageReport, run_items
+from physeval.scene_builder.schemas import PlausibilityReply, QuestionsReply, ReviewReply
+from physeval.scene_builder.store import Item
 
 __all__ = ["plausibility_stage", "questions_stage", "review_stage"]
 

@@ -5,8 +5,8 @@ step and every step inspectable and resumable::
 
     basic -> compose -> filter -> plausibility -> questions -> review -> split -> solve -> export
 
-See :mod:`physeval.build.pipeline` for the flow, :mod:`physeval.build.calls` for how model
-replies are asked for, cached, parsed and retried, and :mod:`physeval.build.store` for what is
+See :mod:`physeval.scene_builder.pipeline` for the flow, :mod:`physeval.scene_builder.calls` for how model
+replies are asked for, cached, parsed and retried, and :mod:`physeval.scene_builder.store` for what is
 kept. Importing this package loads nothing heavy; the stages import what they need.
 """
 
@@ -28,15 +28,15 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in ("BuildOptions", "BuildModels", "BuildResult", "STAGES", "run_build", "export_build"):
-        from physeval.build import pipeline
+        from physeval.scene_builder import pipeline
 
         return getattr(pipeline, name)
     if name == "load_taxonomy":
-        from physeval.build.taxonomy import load_taxonomy
+        from physeval.scene_builder.taxonomy import load_taxonomy
 
         return load_taxonomy
     if name == "import_review":
-        from physeval.build.human import import_review
+        from physeval.scene_builder.human import import_review
 
         return import_review
     raise AttributeError(name)

@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from physeval.build.prompts import PROMPT_DIR, PROMPT_FIELDS
 from physeval.cli import main
+from physeval.scene_builder.prompts import PROMPT_DIR, PROMPT_FIELDS
 
 
 def test_importing_the_build_package_and_its_parser_loads_nothing_heavy() -> None:
-    code = ("import sys, physeval.build, physeval.build.command; "
+    code = ("import sys, physeval.scene_builder, physeval.scene_builder.command; "
             "print(sorted(m for m in ('pydantic', 'rapidfuzz', 'matplotlib', 'numpy', 'openai') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from physeval.build.generate import draw_conditions, record_id
-from physeval.build.solve import split_of
+from physeval.scene_builder.generate import draw_conditions, record_id
+from physeval.scene_builder.solve import split_of
 
 CONDITIONS = ["air resistance", "friction 0.2", "a second ball", "wind from the left"]
 

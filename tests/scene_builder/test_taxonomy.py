@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from physeval.build.taxonomy import load_taxonomy, slugify
 from physeval.errors import DataError, OptionError
+from physeval.scene_builder.taxonomy import load_taxonomy, slugify
 
 
 def test_the_shipped_taxonomy_has_five_domains_and_52_concepts() -> None:

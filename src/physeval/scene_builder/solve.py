@@ -20,10 +20,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from physeval.build.calls import CachedModel, Role, derived_seed
-from physeval.build.context import BuildContext, StageReport, run_items
-from physeval.build.store import Item
 from physeval.errors import ModelError, UserError
+from physeval.scene_builder.calls import CachedModel, Role, derived_seed
+from physeval.scene_builder.context import BuildContext, StageReport, run_items
+from physeval.scene_builder.store import Item
 
 __all__ = ["solve_stage", "split_of", "split_stage"]
 

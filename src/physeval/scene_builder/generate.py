@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from physeval.build.calls import derived_seed
-from physeval.build.context import BuildContext, StageReport, run_items
-from physeval.build.schemas import BasicReply, ComposeReply
-from physeval.build.store import Item
-from physeval.build.taxonomy import Concept
+from physeval.scene_builder.calls import derived_seed
+from physeval.scene_builder.context import BuildContext, StageReport, run_items
+from physeval.scene_builder.schemas import BasicReply, ComposeReply
+from physeval.scene_builder.store import Item
+from physeval.scene_builder.taxonomy import Concept
 
 __all__ = ["basic_stage", "compose_stage", "draw_conditions", "record_id"]
 

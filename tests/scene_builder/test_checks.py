@@ -9,9 +9,9 @@ from pathlib import Path
 from scripted_build import QUESTIONS, SWING_BACK, BuildScript
 from test_pipeline import build_args
 
-from physeval.build.calls import derived_seed
-from physeval.build.store import BuildStore
 from physeval.cli import main
+from physeval.scene_builder.calls import derived_seed
+from physeval.scene_builder.store import BuildStore
 from physeval.testing import Reply, Request, ScriptedServer
 
 PENDULUM = "simple-pendulum-01-1"

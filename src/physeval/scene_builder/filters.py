@@ -4,7 +4,7 @@ Both are pure and cheap, so they run right after ``compose`` (before any checker
 request is paid for) and over *every* composed scenario at once; the stage is recomputed whole
 on each pass, from the records in id order, so its result never depends on how a build was
 interrupted. (Malformed model output is the third filter; it lives where replies are read, in
-:mod:`physeval.build.calls`.)
+:mod:`physeval.scene_builder.calls`.)
 
 * Length: :func:`token_count` counts words and punctuation marks, close to a BPE tokenizer's
   count for English prose; SimuScene's scenarios run 100-350 tokens, the default bounds.
@@ -26,9 +26,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from physeval.build.context import BuildContext, StageReport
-from physeval.build.store import Item
 from physeval.errors import missing_extra
+from physeval.scene_builder.context import BuildContext, StageReport
+from physeval.scene_builder.store import Item
 
 __all__ = ["filter_stage", "find_near_duplicates", "token_count"]
 
