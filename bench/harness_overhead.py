@@ -15,9 +15,11 @@ every sample stored:
 Per run it prints samples/s (wall), the harness's CPU time per sample (user + system of the
 harness process and every child it reaped, from ``os.wait4``; the server excluded), start-up
 (process start to the server's first request for a sample, wall), peak RSS and the accuracy the
-harness reports; the CPU of an extra sample is the slope between the two sizes. Harnesses and
-sizes alternate (A B C A B C) ``--repeat`` times, medians shown; the load average is printed at
-start and end. The exit status is 1 when a harness fails or the accuracies differ.
+harness reports, and the start-up's CPU (user + system of the harness process itself, read from
+``/proc`` by the server at that first request: what a loaded machine does not inflate); the CPU
+of an extra sample is the slope between the two sizes. Harnesses and sizes alternate (A B C A B C)
+``--repeat`` times, medians shown; the load average is printed at start and end. The exit status
+is 1 when a harness fails or the accuracies differ.
 
     python bench/harness_overhead.py --vs inspect --vs lm-eval [--sizes 260,2080] [--repeat 1]
 """
@@ -59,12 +61,24 @@ def _script(variants: int, log_path: Path) -> Any:
             return Reply.text("OK")
         if state["first"] is None:
             state["first"] = time.time()
-            log_path.write_text(json.dumps({"first": state["first"]}), encoding="utf-8")
+            log_path.write_text(json.dumps({"first": state["first"], "cpu": _harness_cpu(log_path)}),
+                                encoding="utf-8")
         state["known"] += 1
         right = zlib.crc32(request.prompt.encode()) % 3 != 0
         return Reply.text(f"The result follows. \\boxed{{{answer if right else '-' + answer + '1'}}}")
 
     return reply, state
+
+
+def _harness_cpu(log_path: Path) -> float | None:
+    """CPU seconds (user + system) the harness process has used so far, from ``/proc/PID/stat``; the
+    bench writes the harness's pid beside the log before the harness can send anything."""
+    try:
+        pid = int((log_path.parent / "harness.pid").read_text())
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def serve(variants: int, log_path: str) -> int:
@@ -151,8 +165,11 @@ def run_once(harness: str, variants: int, work: Path) -> dict[str, Any]:
     cmd, extra_env, out = HARNESSES[harness](url, variants, work)
     env = {**os.environ, **extra_env}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode as an installed package has it (written by the first run)
+    pid_file = work / "harness.pid"
+    pid_file.unlink(missing_ok=True)
     started = time.time()
     child = subprocess.Popen(cmd, env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    pid_file.write_text(str(child.pid))  # read by the server at the first sample request (start-up CPU)
     assert child.stderr is not None
     stderr = child.stderr.read()
     _pid, status, usage = os.wait4(child.pid, 0)
@@ -162,11 +179,13 @@ def run_once(harness: str, variants: int, work: Path) -> dict[str, Any]:
     server.wait()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{harness} failed:\n{stderr[-3000:]}")
-    first = json.loads(first_log.read_text())["first"] if first_log.is_file() else None
+    logged = json.loads(first_log.read_text()) if first_log.is_file() else {}
+    first = logged.get("first")
     samples = TEMPLATES * variants
     if counts["known"] != samples:
         raise RuntimeError(f"{harness}: the server answered {counts['known']} sample requests, expected {samples}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "startup": (first - started) if first else None,
+            "startup_cpu": logged.get("cpu"),
             "rss_mb": usage.ru_maxrss / 1024, "accuracy": _accuracy(harness, out), "samples": samples}
 
 
@@ -201,13 +220,15 @@ def main(argv: list[str] | None = None) -> int:
                     runs.setdefault((harness, size), []).append(run_once(harness, size // TEMPLATES, work))
     print(f"load {_load()} at end\n")
     med = {key: {f: statistics.median(r[f] for r in rs if r[f] is not None) if any(r[f] is not None for r in rs)
-                 else None for f in ("wall", "cpu", "startup", "rss_mb", "accuracy")} for key, rs in runs.items()}
+                 else None for f in ("wall", "cpu", "startup", "startup_cpu", "rss_mb", "accuracy")}
+           for key, rs in runs.items()}
     print(f"{'harness':<9} {'samples':>8} {'samples/s':>10} {'CPU ms/sample':>14} {'start-up s':>11} "
-          f"{'peak RSS MB':>12} {'accuracy':>9}")
+          f"{'start-up CPU s':>15} {'peak RSS MB':>12} {'accuracy':>9}")
     for (harness, size), m in med.items():
         startup = f"{m['startup']:.2f}" if m["startup"] is not None else "-"
+        startup_cpu = f"{m['startup_cpu']:.2f}" if m["startup_cpu"] is not None else "-"
         print(f"{harness:<9} {size:>8} {size / m['wall']:>10,.0f} {1000 * m['cpu'] / size:>14.2f} {startup:>11} "
-              f"{m['rss_mb']:>12.0f} {m['accuracy']:>9.4f}")
+              f"{startup_cpu:>15} {m['rss_mb']:>12.0f} {m['accuracy']:>9.4f}")
     print()
     if len(sizes) > 1:
         for harness in harnesses:

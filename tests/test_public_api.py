@@ -19,6 +19,15 @@ def test_import_does_not_load_heavy_libraries() -> None:
     assert out.strip() == "[]"
 
 
+def test_a_run_reaches_its_first_request_without_numpy() -> None:
+    """A run imports the command line, the bank task, the run's rooms and the request path before its first
+    request; numpy (about 0.1 s of CPU, a third of the start-up) is needed only by the summary's statistics."""
+    code = ("import sys, physeval.cli, physeval.tasks.bank, physeval.flow.execute, physeval.models.openai_compat, "
+            "physeval.metrics; print(sorted(m for m in ('numpy', 'sympy', 'openai') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_readme_example_grades_a_unit_conversion() -> None:
     g = physeval.grade_numeric(r"... so $v = \boxed{30000\ \mathrm{m/s}}$", reference="30",
                                question="... (Results should be expressed with units of $ km/s $ and rounded to 2 significant figures)")

@@ -65,11 +65,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-import numpy as np
-
 from physeval.plan import Plan, PlannedOutcomes, complete_problem_outcomes, plan_of, with_plan
 from physeval.registry import Registry
 from physeval.sample_outcomes import STATIC_VARIANT, SampleOutcome, group_items, samples_per_item
+
+
+def _numpy() -> Any:
+    """numpy, imported on first use: a run imports this module before its first request, and numpy's
+    import (about 0.1 s of CPU) belongs to the summary, not to the start-up."""
+    import numpy
+
+    return numpy
+
 
 __all__ = [
     "Metric", "MetricSet", "SampleOutcome", "Across", "STATIC_VARIANT", "bootstrap_ci", "pass_at_k",
@@ -170,6 +177,7 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = BOOTSTRAP_RESAMPLE
     """Percentile 95 % interval of the mean of ``values`` (one value per problem); NaN (no
     interval) for fewer than two problems: resampling one value can only return it, and a
     zero-width interval such as [75.0, 75.0] would claim a certainty one problem cannot give."""
+    np = _numpy()
     arr = np.asarray(values, dtype=float)
     if arr.size < 2:
         return (math.nan, math.nan)
@@ -188,13 +196,13 @@ def metric_from_values(values: Sequence[float], *, n_samples: int | None = None)
     if not values:
         return Metric(math.nan, math.nan, math.nan, 0, samples)
     low, high = bootstrap_ci(values)
-    return Metric(float(np.mean(values)), low, high, len(values), samples)
+    return Metric(float(_numpy().mean(values)), low, high, len(values), samples)
 
 
 def item_fraction(flag: Callable[[SampleOutcome], bool] | None = None) -> ItemValue:
     """Step 1, fraction: the share of an item's samples that are right (or hold ``flag``)."""
     test = flag or (lambda o: o.correct)
-    return lambda samples: float(np.mean([bool(test(o)) for o in samples]))
+    return lambda samples: float(_numpy().mean([bool(test(o)) for o in samples]))
 
 
 def item_pass_at(k: int, flag: Callable[[SampleOutcome], bool] | None = None) -> ItemValue:
@@ -226,7 +234,7 @@ def item_majority(k: int) -> ItemValue:
 
 def item_mean_score(scale: float = 1.0) -> ItemValue:
     """Step 1, the mean partial-credit score of an item's samples, scaled (a missing score is 0)."""
-    return lambda samples: float(np.mean([(o.score or 0.0) * scale for o in samples]))
+    return lambda samples: float(_numpy().mean([(o.score or 0.0) * scale for o in samples]))
 
 
 def problem_values(outcomes: Iterable[SampleOutcome], item: ItemValue, across: Across = "mean",
@@ -249,7 +257,7 @@ def problem_values(outcomes: Iterable[SampleOutcome], item: ItemValue, across: A
         kept = [(value, n) for value, n in values if value is not None]
         if not kept or (across == "product" and len(kept) < len(values)):
             continue
-        reduced = math.prod(v for v, _ in kept) if across == "product" else float(np.mean([v for v, _ in kept]))
+        reduced = math.prod(v for v, _ in kept) if across == "product" else float(_numpy().mean([v for v, _ in kept]))
         out[pid] = (float(reduced), sum(n for _, n in kept))
     return out
 

@@ -38,11 +38,9 @@ class Plan:
     @classmethod
     def of(cls, keys: Iterable[tuple[str, str]], samples: int = 1) -> Plan:
         """The plan of the ``(problem id, variant)`` items ``keys``, with ``samples`` each."""
-        variants: dict[str, list[str]] = {}
+        variants: dict[str, dict[str, None]] = {}  # insertion-ordered sets: a list's `in` made this quadratic
         for pid, variant in keys:
-            listed = variants.setdefault(str(pid), [])
-            if str(variant) not in listed:
-                listed.append(str(variant))
+            variants.setdefault(str(pid), {})[str(variant)] = None
         return cls({pid: tuple(vs) for pid, vs in variants.items()}, max(1, int(samples)))
 
     @classmethod

@@ -54,3 +54,21 @@ def test_the_key_changes_with_the_templates_and_the_arguments(tmp_path: Path) ->
     first = sorted(copy.glob("*.yaml"))[0]
     first.write_text(first.read_text() + "\n# edited\n")
     assert cache_key("numeric", 4, 0, copy) != key
+
+
+def test_a_cached_read_hashes_the_text_as_read_and_serialises_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check of a stored bank hashes the problems' text as the file holds it: serialising 20,800
+    problems again to hash them was a fifth of a run's start-up."""
+    import types
+
+    from physeval.variation import bank_cache
+
+    first = bank_problems("numeric", variants=2, seed=0)
+    key = cache_key("numeric", 2, 0, BANK_DIR / "numeric")
+    [path] = bank_cache_dir().glob(f"numeric-{key}.json")
+
+    def no_dumps(*_args: object, **_kwargs: object) -> str:
+        raise AssertionError("json.dumps called on a cached read")
+
+    monkeypatch.setattr(bank_cache, "json", types.SimpleNamespace(loads=json.loads, dumps=no_dumps))
+    assert bank_cache._read(path, key) == first

@@ -189,19 +189,22 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
     existing = {r.key: r for r in store.iter_rows()}
     keep = {k for k, r in existing.items()
             if not r.ungraded and (r.status == "answered" or not config.retry_errors)}
-    todo = [item for item in items if item.key not in keep]
-    regrade = [item for item in todo if _regradable(existing.get(item.key))]
-    generate = [item for item in todo if not _regradable(existing.get(item.key))]
-    result.skipped = len(items) - len(todo)
+    regrade: list[WorkItem] = []
+    generate: list[WorkItem] = []
+    if not existing:  # a fresh run: every item is asked for (nothing to keep or regrade)
+        generate = list(items)
+    for item in items if existing else ():
+        key = item.key
+        if key not in keep:
+            (regrade if _regradable(existing.get(key)) else generate).append(item)
+    result.skipped = len(items) - len(regrade) - len(generate)
     owns_cache = config.use_cache and cache is None
     if owns_cache:
         cache = ResponseCache()
     elif not config.use_cache:
         cache = None
     progress = RunProgress(total=len(items), already=result.skipped, label=task.name, enabled=show_progress)
-    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-    for item in generate:
-        queue.put_nowait(item)
+    queue = iter(generate)  # the workers take items in order; one event loop, so a plain iterator is the queue
     breaker = _Breaker(config.max_consecutive_errors)
     stop = asyncio.Event()
 
@@ -259,9 +262,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
 
     async def worker() -> None:
         while not stop.is_set():
-            try:
-                item = queue.get_nowait()
-            except asyncio.QueueEmpty:
+            item = next(queue, None)
+            if item is None:
                 return
             problem, sample = item.problem, item.sample
             try:

@@ -35,7 +35,7 @@ from physeval.problems import Problem
 
 __all__ = ["bank_cache_dir", "cache_key", "cached_problems"]
 
-_FORMAT = "physeval-bank/1"
+_FORMAT = "physeval-bank/2"
 _PACKAGE = Path(__file__).resolve().parents[1]
 _CODE_DIRS = ("variation", "units")
 _CODE_FILES = ("problems.py", "version.py")
@@ -99,14 +99,27 @@ def _decode(records: list[dict[str, Any]]) -> list[Problem]:
             for r in records]
 
 
+_PROBLEMS = ', "problems": '
+
+
 def _read(path: Path, key: str) -> list[Problem] | None:
+    """The problems stored at ``path`` for ``key``; ``None`` when absent, truncated or altered.
+
+    The file is the header object with the problems' JSON text as its last member, written as it
+    was hashed, so the check hashes the text as read instead of serialising the problems again
+    (a fifth of a 20,800-problem bank's start-up).
+    """
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        payload = entry["problems"]
-        check = hashlib.sha256((key + json.dumps(payload, sort_keys=True, ensure_ascii=False)).encode()).hexdigest()
+        text = path.read_text(encoding="utf-8")
+        cut = text.find(_PROBLEMS)
+        if cut < 0 or not text.endswith("}"):
+            return None
+        entry = json.loads(text[:cut] + "}")
+        payload_text = text[cut + len(_PROBLEMS):-1]
+        check = hashlib.sha256((key + payload_text).encode()).hexdigest()
         if entry.get("format") != _FORMAT or entry.get("key") != key or entry.get("sha256") != check:
             return None
-        return _decode(payload)
+        return _decode(json.loads(payload_text))
     except (OSError, ValueError, KeyError, TypeError):
         return None  # absent, truncated or altered: rebuilt and rewritten
 
@@ -116,13 +129,12 @@ def _write(path: Path, key: str, problems: list[Problem]) -> None:
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
     if _decode(json.loads(text)) != problems:
         return  # something in a problem's meta does not survive JSON: never store what would read back different
-    entry = {"format": _FORMAT, "key": key, "sha256": hashlib.sha256((key + text).encode()).hexdigest(),
-             "problems": payload}
+    head = json.dumps({"format": _FORMAT, "key": key, "sha256": hashlib.sha256((key + text).encode()).hexdigest()})
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entry, handle, ensure_ascii=False)
+            handle.write(head[:-1] + _PROBLEMS + text + "}")  # one JSON object, the problems' text as hashed
         os.replace(tmp, path)
     except OSError:
         return  # a read-only or full cache directory: the problems are still right, only not kept
