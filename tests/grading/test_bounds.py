@@ -67,6 +67,19 @@ def _generated_family() -> list[str]:
     return family
 
 
+# Texts whose cost is in reading them, not in computing them: deep nesting (ANTLR's prediction
+# took minutes on a 300-deep one), long sums (Python's recursion limit, so a verdict that depended on
+# the caller's stack), a million digits (past Python's int conversion limit) and a megabyte of
+# fractions. Each is refused by the parse budget, counted on the text alone.
+PARSER_BOMBS: dict[str, str] = {
+    "nested-300": "(x" * 300 + ")" * 300,
+    "power-tower-30": "x^{" * 30 + "x" + "}" * 30,
+    "sum-5000": "+".join(["x"] * 5000),
+    "million-digits": "1" * 1_000_000,
+    "megabyte-of-fractions": r"\frac{a}{b}" * 100_000,
+}
+
+
 REFERENCE_SYMBOLIC = r"\frac{m v^{2}}{2} + m g h + \frac{1}{2} k x^{2} - \frac{q^{2}}{4 \pi \varepsilon_0 r}"
 REFERENCE_NUMERIC = "2.5"
 
@@ -145,7 +158,7 @@ def _grade_in_fresh_processes(texts: list[str]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def graded() -> dict[str, Any]:
-    return _grade_in_fresh_processes([text for text, _, _ in NAMED] + _generated_family())
+    return _grade_in_fresh_processes([text for text, _, _ in NAMED] + _generated_family() + list(PARSER_BOMBS.values()))
 
 
 def _assert_bounded(record: dict[str, Any], text: str) -> dict[str, Any]:
@@ -176,6 +189,31 @@ def test_named_bombs_return_an_explained_outcome_in_bounded_time_and_memory(
     if numeric == "too_large":
         assert calls["numeric_reference"]["outcome"] == "error"
         assert "too large" in calls["numeric_reference"]["reason"] or "beyond" in calls["numeric_reference"]["reason"]
+
+
+@pytest.mark.parametrize("name", sorted(PARSER_BOMBS))
+def test_texts_beyond_the_parse_budget_are_refused_before_parsing(graded: dict[str, Any], name: str) -> None:
+    text = PARSER_BOMBS[name]
+    calls = _assert_bounded(graded[text], text)
+    for call in calls.values():
+        assert len(call["reason"]) < 1000, call["reason"][:300]  # a reason never echoes the whole text
+    for side in ("symbolic_reference", "eed_reference", "eed_compat_reference"):
+        assert calls[side]["outcome"] == "error" and "parse budget" in calls[side]["reason"], calls[side]
+    # as the answer: refused (too long for the reference, or beyond the budget), never a grader error
+    for side in ("symbolic_answer", "eed_answer", "eed_compat_answer"):
+        assert calls[side]["outcome"] in ("too_long", "too_large"), calls[side]
+    assert calls["numeric_answer"]["outcome"] in ("too_large", "unparseable"), calls["numeric_answer"]
+
+
+def test_the_parse_budget_counts_characters_and_depth_only() -> None:
+    from physeval.answers.latex import MAX_PARSE_CHARS, MAX_PARSE_DEPTH, latex_to_sympy, parse_budget
+
+    assert parse_budget("x" * MAX_PARSE_CHARS) == "" and parse_budget("x" * (MAX_PARSE_CHARS + 1)) != ""
+    deep = "(" * MAX_PARSE_DEPTH + "x" + ")" * MAX_PARSE_DEPTH
+    assert parse_budget(deep) == "" and "deep" in parse_budget("(" + deep + ")")
+    assert latex_to_sympy(deep).ok  # within the budget a deep text still reads
+    over = latex_to_sympy("y^{" + deep + "}")
+    assert over.outcome == "too_large" and "parse budget" in over.reason
 
 
 @pytest.mark.parametrize("text", _generated_family())

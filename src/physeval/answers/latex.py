@@ -42,6 +42,9 @@ __all__ = [
     "Conversion",
     "check_compat",
     "latex_to_sympy",
+    "parse_budget",
+    "MAX_PARSE_CHARS",
+    "MAX_PARSE_DEPTH",
     "normalize_latex",
     "parse_normalized",
     "strip_to_rhs",
@@ -309,6 +312,10 @@ def latex_to_sympy(latex: str, *, compat: str | None = None) -> Conversion:
 
 @lru_cache(maxsize=16384)
 def _convert_cached(latex: str, compat: str | None) -> Conversion:
+    if len(latex) > 20 * MAX_PARSE_CHARS:  # normalising cannot bring it within the budget cheaply
+        return Conversion(None, "", TOO_LARGE,
+                          f"too long to parse (parse budget): {len(latex)} characters before normalising "
+                          f"> {20 * MAX_PARSE_CHARS}")
     try:
         text = normalize_latex(latex, compat=compat)
     except Exception as exc:  # defensive: preprocessing is string work and should not fail
@@ -347,9 +354,44 @@ def _parse_normalized(text: str, compat: str | None) -> Conversion:
 _TOO_DEEP = "expression nested too deeply"
 
 
+MAX_PARSE_CHARS = 1500
+"""The longest normalised text the parsers are given. PHYBench's longest answer has 445
+characters and its longest solution step 1,115; past about 2,000 characters of a plain sum
+latex2sympy2's parser recurses past Python's limit, where the verdict would depend on the
+caller's stack depth."""
+
+MAX_PARSE_DEPTH = 24
+"""The deepest bracket nesting (``(``, ``[``, ``{``) the parsers are given. PHYBench nests at
+most 9 deep; ANTLR's prediction grows steeply with depth (a 300-deep ``(x(x…`` took minutes)."""
+
+
+def parse_budget(text: str) -> str:
+    """``""`` when ``text`` is within the parsers' budget, else why not, in words.
+
+    Counted on the text alone (characters and bracket depth), so the verdict is the same on
+    every machine, in every thread and under any load: the parsers' own limits (Python's
+    recursion limit, ANTLR's prediction cost) would depend on the caller's stack or the clock.
+    """
+    if len(text) > MAX_PARSE_CHARS:
+        return f"{len(text)} characters > {MAX_PARSE_CHARS}"
+    depth = deepest = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}" and depth:
+            depth -= 1
+    if deepest > MAX_PARSE_DEPTH:
+        return f"brackets nested {deepest} deep > {MAX_PARSE_DEPTH}"
+    return ""
+
+
 def _parse_uncached(text: str, compat: str | None) -> Conversion:
     import sympy
 
+    over = parse_budget(text)
+    if over:
+        return Conversion(None, text, TOO_LARGE, f"too long to parse (parse budget): {over}")
     try:
         try:
             expr, bounded = parse_bounded(partial(_parse, compat=compat), text)

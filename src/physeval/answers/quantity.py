@@ -25,7 +25,7 @@ from physeval.units import read_unit
 
 __all__ = [
     "ParsedQuantity", "parse_quantity", "sig_fig_range", "OK", "NO_ANSWER", "AMBIGUOUS", "UNPARSEABLE", "TOO_LARGE",
-    "MAX_DECIMAL_EXPONENT",
+    "MAX_DECIMAL_EXPONENT", "MAX_QUANTITY_CHARS",
 ]  # fmt: skip
 
 OK = "ok"
@@ -400,10 +400,17 @@ def parse_quantity(text: str | None) -> ParsedQuantity:
     """
     if text is None:
         return _fail(NO_ANSWER, "no final answer found")
+    if len(text) > MAX_QUANTITY_CHARS:
+        return _fail(TOO_LARGE, f"{len(text)} characters > {MAX_QUANTITY_CHARS}: not one quantity (parse budget)")
     simple = _PLAIN.fullmatch(text) if isinstance(text, str) else None
     if simple is not None:
         return _plain(simple)
     return _parse_general(str(text))
+
+
+MAX_QUANTITY_CHARS = 2000
+"""The longest final answer read as a quantity: past it the text is refused as ``too_large`` before
+any parsing (a number of more digits than Python converts, 4,300, would otherwise be a grader error)."""
 
 
 # A plain number, alone: ``-3.2``, ``- 50``, ``1.4 \\times 10^{-2}``, ``1.4\\cdot10^{3}``, ``3.0e5``. For these

@@ -17,7 +17,7 @@ def grade_choice(response: str, reference: str, *, letters: str = "ABCD") -> Gra
     """Whether ``response`` chose ``reference`` (a letter, ``B`` or ``(B)``) among ``letters``."""
     want = "".join(c for c in str(reference).upper() if c.isalpha())[:1]
     if not want or want not in letters.upper():
-        return Grade(False, Outcome.ERROR, f"the reference {reference!r} is not one of the letters {letters}")
+        return Grade(False, Outcome.ERROR, f"the reference {reference!r:.200} is not one of the letters {letters}")
     found = extract_choice(response, letters)
     if found.rule == "ambiguous":
         return Grade(False, Outcome.AMBIGUOUS, f"more than one option in {found.text!r}", extracted=found.text)

@@ -162,7 +162,7 @@ def grade_numeric(
     }
     ref = _reference(str(reference))
     if not ref.ok or ref.value is None:
-        return _grade(False, Outcome.ERROR, f"reference {reference!r} is not a number: {ref.reason}", base)
+        return _grade(False, Outcome.ERROR, f"reference {_shown(reference)} is not a number: {ref.reason}", base)
     ref_value = ref.value
     # The required unit is read only when a unit is written (in the reference or the answer); a
     # bare number needs only to know whether the required unit is percent.
@@ -247,3 +247,9 @@ def grade_numeric(
         return _grade(False, Outcome.WRONG,
                       "value within tolerance but format wrong: " + "; ".join(problems) + note, base)
     return _grade(True, Outcome.CORRECT, f"within {rel_tol:g} relative tolerance{note}", base)
+
+
+def _shown(text: object, limit: int = 200) -> str:
+    """``repr(text)``, cut to ``limit`` characters with the length named: a reason stays one line."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(str(text))} characters)"
