@@ -50,6 +50,8 @@ from physeval.scenes.sandbox.environment import (
     SANDBOX_PACKAGES,
     EnvironmentCheck,
     SandboxEnvironmentError,
+    forget_verification,
+    needs_verification,
     verify_environment,
     verify_on_this_node,
 )
@@ -90,6 +92,8 @@ __all__ = [
     "sandbox_venv_path",
     "sandbox_wheels_path",
     "setup_sandbox_env",
+    "forget_verification",
+    "needs_verification",
     "verify_environment",
     "verify_on_this_node",
 ]
