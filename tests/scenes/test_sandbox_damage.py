@@ -24,7 +24,6 @@ import pytest
 
 from _real_sandbox import real_sandbox_data_dir, user_wheels
 from _scene_programs import BY_LIBRARY, fenced, judge_script
-from physeval.cli import main
 from physeval.rewards import SceneRewardOptions, scene_reward
 from physeval.scenes.render import render_program
 from physeval.testing import Reply, ScriptedModel, ScriptedServer
@@ -168,11 +167,20 @@ def test_physeval_run_stops_before_the_model_and_the_cache(env: Path, tmp_path: 
     with ScriptedServer(lambda request: program) as server:
         args = ["run", "bank-scene", "--model", "openai/m", "--base-url", server.base_url, "--limit", "1",
                 "--render-timeout", "300", "--no-progress"]
-        assert main([*args, "--out", str(tmp_path / "healthy")]) in (0, 1)  # the cache now holds the answer
+
+        def run(*more: str) -> subprocess.CompletedProcess[str]:  # a process of its own, as a user runs it
+            return subprocess.run([sys.executable, "-m", "physeval.cli", *args, *more], capture_output=True,
+                                  text=True, timeout=900, check=False)
+
+        assert run("--out", str(tmp_path / "healthy")).returncode in (0, 1)  # the cache now holds the answers
         asked = (len(server.requests), server.get_count)
-        with _Dangling(env):
-            assert main([*args, "--out", str(tmp_path / "cached")]) == 2  # was 3: a `sandbox` error row
-            assert main([*args, "--out", str(tmp_path / "uncached"), "--no-cache"]) == 2
+        for damage in (_Moved(env), _Dangling(env)):
+            with damage:
+                cached = run("--out", str(tmp_path / f"cached-{type(damage).__name__}"))
+                assert cached.returncode == 2, cached.stderr[-2000:]  # was 3: a `sandbox` error row
+                assert "physeval sandbox setup" in cached.stderr
+                uncached = run("--out", str(tmp_path / f"uncached-{type(damage).__name__}"), "--no-cache")
+                assert uncached.returncode == 2, uncached.stderr[-2000:]
         assert (len(server.requests), server.get_count) == asked  # no preflight, no request
 
 
