@@ -84,6 +84,25 @@ def test_render_program_runs_each_library_under_the_setup_build(user_env: Path, 
         _check_render(render.to_dict(), build, backend)
 
 
+FFMPEG_SAVE = """\
+import sys
+import matplotlib.pyplot as plt
+from matplotlib.animation import FuncAnimation
+fig, ax = plt.subplots(figsize=(3, 3))
+ax.set_xlim(0, 10)
+ax.set_ylim(-1, 1)
+(disc,) = ax.plot([0], [0], "o", markersize=20)
+ani = FuncAnimation(fig, lambda i: disc.set_data([i * 0.2], [0]), frames=48)
+ani.save(sys.argv[1], writer="ffmpeg", fps=24)
+"""
+
+
+def test_the_usual_matplotlib_ffmpeg_save_renders(user_env: Path, backend: str, tmp_path: Path) -> None:
+    # was `error` "ValueError: unknown file extension: .mp4" on every backend: no ffmpeg on the PATH
+    render = render_program(FFMPEG_SAVE, keep_dir=tmp_path, sandbox=backend, timeout=300)
+    assert render.stage == "playable", render.reason
+
+
 def test_physeval_render_as_the_issue_reproduced_it(user_env: Path, backend: str, tmp_path: Path) -> None:
     program = tmp_path / "p.py"
     program.write_text('import sys, matplotlib\nopen(sys.argv[1],"w").write("x")\n')

@@ -89,13 +89,20 @@ def _sandbox_setup(args: argparse.Namespace) -> int:
     from physeval.scenes.sandbox.setup import is_set_up
 
     root = Path(args.path).absolute() if args.path else sandbox_venv_path()
+    python = root / "bin" / "python"
+    status = None
     if is_set_up(root) and not args.force:
-        python = root / "bin" / "python"
-        print(f"sandbox interpreter already set up: {python} (--force builds a new one)")
-    else:
+        status = environment_status(str(python), args.sandbox)  # set up is not enough: it must verify
+        if status["verified"] is None and status["missing_packages"] is not None:
+            print(f"sandbox interpreter {python} does not verify, building a new one: {status['environment_error']}",
+                  file=sys.stderr)
+            status = None
+        else:
+            print(f"sandbox interpreter already set up: {python} (--force builds a new one)")
+    if status is None:
         python = setup_sandbox_env(root, offline=args.offline, wheels=args.wheels)
         print(f"sandbox interpreter ready: {python}")
-    status = environment_status(str(python), args.sandbox)
+        status = environment_status(str(python), args.sandbox)
     if status["verified"]:
         verified = status["verified"]
         print(f"checked under {verified['backend']}: {len(verified['modules_imported'])} libraries import, "

@@ -293,6 +293,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
     workers: list[asyncio.Task[None]] = []
     try:
         with progress:
+            if config.preflight and (generate or regrade):  # the task's own ground (the sandbox) before
+                await _check_task_environment(task)  # the model's preflight and any cached answer's grade
             if config.preflight and generate and not _all_cached(model, generate, cache):
                 result.preflight = await _preflight(model, task)
             elif config.preflight and regrade:
@@ -348,6 +350,14 @@ async def _preflight(model: Model, task: Task) -> str:
             raise RunAborted(f"the model is not usable: {exc}", kind=exc.kind, hint=_hint(exc.kind)) from exc
     await _preflight_task(task)
     return checked
+
+
+async def _check_task_environment(task: Task) -> None:
+    """The task's local prerequisites (a scene task's sandbox environment): checked before any
+    model request and before any answer, cached or not, is graded; raises the task's user error."""
+    check = getattr(task, "check_environment", None)
+    if check is not None:
+        await check()
 
 
 async def _preflight_task(task: Task) -> None:

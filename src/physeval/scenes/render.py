@@ -43,9 +43,11 @@ from physeval.scenes.sandbox import (
     SandboxLimits,
     SandboxResult,
     SandboxUnavailable,
+    needs_verification,
     run_sandboxed,
     verify_environment,
 )
+from physeval.scenes.sandbox.recheck import could_be_environment, note_outcome, recheck_after_failure
 from physeval.scenes.video import VideoBounds, VideoFacts, probe_video
 
 __all__ = ["MIN_VIDEO_BYTES", "STAGES", "Stage", "Render", "render_program"]
@@ -172,7 +174,7 @@ def render_program(
     limits = dataclasses.replace(limits or SandboxLimits(), wall_s=float(timeout))
     dest = Path(keep_dir) if keep_dir is not None else Path(tempfile.mkdtemp(prefix="physeval-render-"))
     try:
-        if environment is None or sandbox not in (AUTO, environment.backend):
+        if environment is None or sandbox not in (AUTO, environment.backend) or needs_verification(environment):
             environment = verify_environment(environment.python if environment else python, sandbox=sandbox,
                                              require_isolation=limits.require_isolation)
         result = run_sandboxed(
@@ -191,6 +193,12 @@ def render_program(
     video_path = result.files.get(video_name)
     base = _base_fields(result, video_path) | {"environment": environment.to_dict()}
     stage, reason = _program_stage(result, limits)
+    note_outcome(environment, result)
+    if stage == "error" and could_be_environment(result):
+        try:  # the real check again, never the program's word (see physeval.scenes.sandbox.recheck)
+            recheck_after_failure(environment)
+        except (SandboxUnavailable, SandboxEnvironmentError) as exc:
+            return Render(stage="sandbox_error", reason=f"{exc} (the program then failed: {reason})", **base)
     if stage != "executable":
         return Render(stage=stage, reason=reason, **base)
     if video_path is None:

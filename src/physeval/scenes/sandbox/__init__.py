@@ -50,6 +50,8 @@ from physeval.scenes.sandbox.environment import (
     SANDBOX_PACKAGES,
     EnvironmentCheck,
     SandboxEnvironmentError,
+    forget_verification,
+    needs_verification,
     verify_environment,
     verify_on_this_node,
 )
@@ -90,6 +92,8 @@ __all__ = [
     "sandbox_venv_path",
     "sandbox_wheels_path",
     "setup_sandbox_env",
+    "forget_verification",
+    "needs_verification",
     "verify_environment",
     "verify_on_this_node",
 ]
@@ -133,7 +137,7 @@ def run_sandboxed(
     backend = choose_backend(sandbox, require_isolation=limits.require_isolation)
     if environment is not None and python is not None and environment.python != pin_interpreter(python):
         raise ValueError(f"python={python!r} disagrees with the environment's {environment.python!r}")
-    if environment is None or environment.backend != backend.name:
+    if environment is None or environment.backend != backend.name or needs_verification(environment):
         environment = verify_environment(environment.python if environment else python, sandbox=backend.name,
                                          require_isolation=limits.require_isolation)
     return backend.run(

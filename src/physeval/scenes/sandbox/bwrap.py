@@ -96,8 +96,8 @@ class BwrapBackend(Backend):
         return {
             "network": "new network namespace (loopback only)",
             "ipc": "new IPC namespace (SysV and POSIX IPC private, gone after the run)",
-            "pid": "new PID namespace, and the program is PID 1 of a nested one: it sees neither its init nor "
-                   "bwrap's reaper; everything dies with it",
+            "pid": "new PID namespace, and the program is PID 2 of a nested one (below physeval's init, its "
+                   "PID 1): it sees neither that init nor bwrap's reaper; everything dies with it",
             "uts": "new UTS namespace (host name 'sandbox')",
             "cgroup_namespace": "new cgroup namespace where the kernel allows",
             "mounts": "own root: read-only interpreter, /usr, a few /etc files; nothing else of the host",

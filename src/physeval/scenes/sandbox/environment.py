@@ -37,7 +37,8 @@ from typing import Any
 from physeval.errors import UserError
 
 __all__ = ["SANDBOX_MODULES", "SANDBOX_PACKAGES", "EnvironmentCheck", "SandboxEnvironmentError",
-           "locked_packages", "verify_environment", "verify_on_this_node"]
+           "forget_verification", "locked_packages", "needs_verification", "verify_environment",
+           "verify_on_this_node"]
 
 SANDBOX_MODULES: dict[str, str] = {
     "numpy": "numpy",
@@ -129,7 +130,27 @@ class EnvironmentCheck:
 
 
 _verified: dict[tuple[str, str | None, str], EnvironmentCheck] = {}
+_dropped: set[tuple[str, str | None, str]] = set()  # verified once, then found broken: verify before any use
 _verified_lock = threading.Lock()
+
+
+def _key(check: EnvironmentCheck) -> tuple[str, str | None, str]:
+    return (check.python, check.sha256, check.backend)
+
+
+def forget_verification(check: EnvironmentCheck) -> None:
+    """Drop the process's verification of ``check``'s build: the next use verifies it again
+    (:func:`needs_verification` says so to a caller that holds ``check``)."""
+    with _verified_lock:
+        _verified.pop(_key(check), None)
+        _dropped.add(_key(check))
+
+
+def needs_verification(check: EnvironmentCheck) -> bool:
+    """Whether ``check``'s build was found broken in this process since it was verified (so a
+    caller holding ``check`` must verify again before running anything under it)."""
+    with _verified_lock:
+        return _key(check) in _dropped
 
 
 def locked_packages(lock_file: str | Path) -> dict[str, str]:
@@ -172,7 +193,10 @@ def verify_environment(python: str | None = None, *, sandbox: str = "auto",
     if cached is not None:  # the same build, already verified; named perhaps another way
         return cached if cached.requested == requested else replace(cached, requested=requested)
     if not Path(pinned).exists():
-        raise SandboxEnvironmentError(f"the sandbox interpreter {requested} does not exist: {FIX}")
+        link = Path(requested).parent.parent
+        dangling = f" ({link} links to {pinned.rsplit('/', 2)[0]}, which is gone)" if link.is_symlink() else ""
+        raise SandboxEnvironmentError(f"the sandbox interpreter {requested} does not exist{dangling}: {FIX}",
+                                      missing=list(SANDBOX_MODULES))
     try:
         locked = locked_packages(lock["lock_file"]) if lock["lock_file"] else {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -203,6 +227,7 @@ def verify_environment(python: str | None = None, *, sandbox: str = "auto",
                              modules=tuple(SANDBOX_MODULES.values()), backend=backend.name, requested=requested)
     with _verified_lock:
         _verified[key] = check
+        _dropped.discard(key)
     return check
 
 

@@ -39,12 +39,18 @@ def default_sandbox_python() -> str:
     """The interpreter programs run with, by name (not yet pinned, see :func:`pin_interpreter`):
     ``$PHYSEVAL_SANDBOX_PYTHON``, else the dedicated venv made by ``physeval sandbox setup`` when
     it exists, else the current interpreter.
+
+    A ``sandbox-venv`` that is there but does not resolve (a symlink to a build that is gone) is
+    a broken setup, not an absent one: its interpreter is named all the same, so that the
+    verification fails with the fix instead of programs quietly running under physeval's own
+    interpreter.
     """
     env = os.environ.get("PHYSEVAL_SANDBOX_PYTHON")
     if env:
         return env
-    dedicated = sandbox_venv_path() / "bin" / "python"
-    return str(dedicated) if dedicated.exists() else sys.executable
+    venv = sandbox_venv_path()
+    dedicated = venv / "bin" / "python"
+    return str(dedicated) if dedicated.exists() or venv.is_symlink() or venv.exists() else sys.executable
 
 
 def pin_interpreter(python: str | os.PathLike[str]) -> str:

@@ -60,12 +60,13 @@ def _normal(name: str) -> str:
 
 
 def is_set_up(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a complete setup: a build whose interpreter exists and whose lock file
-    names every one of :data:`SANDBOX_PACKAGES` (a physeval that promises a new library is not)."""
+    """Whether ``path`` is a complete setup: a build whose interpreter and ``bin/ffmpeg`` exist and
+    whose lock file names every one of :data:`SANDBOX_PACKAGES` (a physeval that promises a new
+    library is not)."""
     root = Path(path).absolute()
     lock = lock_path_for(root)
-    if not (root / "bin" / "python").exists() or not lock.is_file():
-        return False
+    if not (root / "bin" / "python").exists() or not (root / "bin" / "ffmpeg").exists() or not lock.is_file():
+        return False  # a build of a physeval that did not link ffmpeg yet is rebuilt too
     try:
         locked = {_normal(name) for name in locked_packages(lock)}
     except (OSError, UnicodeDecodeError):
@@ -130,6 +131,7 @@ def _build(build: Path, wheels: Path, offline: bool) -> None:
                        check=True)
     subprocess.run([*pip, "install", "--only-binary=:all:", "--no-index", "--find-links", str(wheels),
                     *SANDBOX_PACKAGES], check=True)
+    _link_ffmpeg(py)
     for dirpath, dirnames, filenames in os.walk(build):
         for name in dirnames:
             p = os.path.join(dirpath, name)
@@ -140,6 +142,20 @@ def _build(build: Path, wheels: Path, offline: bool) -> None:
                 os.chmod(p, os.stat(p).st_mode | 0o044)
     os.chmod(build.parent, 0o755)
     write_lock(py, build)
+
+
+def _link_ffmpeg(py: Path) -> None:
+    """Make imageio-ffmpeg's binary the build's ``bin/ffmpeg`` (a relative link).
+
+    Why: the scene prompt promises matplotlib and imageio-ffmpeg, and the usual
+    ``ani.save(path, writer="ffmpeg")`` looks for ``ffmpeg`` on ``PATH``; the sandbox's ``PATH``
+    holds the build's ``bin`` first (on every backend), so the link makes that save work.
+    """
+    found = subprocess.run([str(py), "-I", "-c", "import imageio_ffmpeg; print(imageio_ffmpeg.get_ffmpeg_exe())"],
+                           check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    link = py.parent / "ffmpeg"
+    link.unlink(missing_ok=True)
+    os.symlink(os.path.relpath(found, py.parent), link)
 
 
 def _prune_wheels(wheels: Path, lock: Path) -> None:

@@ -141,13 +141,19 @@ class SceneTask(Task):
         is a sandbox interpreter that lacks a package or disagrees with its lock file (the message
         names ``physeval sandbox setup``); a dead judge stops the run at once.
         """
-        if self.judge_mode != "text":  # text mode renders nothing
-            # SandboxUnavailable or SandboxEnvironmentError (user errors) name the fix before any request
-            await asyncio.to_thread(self.sandbox_environment)
+        await self.check_environment()
         for judge in self.judges():
             check = getattr(judge, "preflight", None)
             if check is not None:
                 await check()
+
+    async def check_environment(self) -> None:
+        """Verify the sandbox environment (no model request): a run calls this before the model's
+        preflight and before grading any cached answer, so a broken environment stops it with the
+        fix (exit status 2) before the first sample. Text judge mode renders nothing."""
+        if self.judge_mode != "text":
+            # SandboxUnavailable or SandboxEnvironmentError (user errors) name the fix before any request
+            await asyncio.to_thread(self.sandbox_environment)
 
     def sandbox_environment(self) -> EnvironmentCheck:
         """The verified sandbox environment every render of this task runs under (resolved once).
