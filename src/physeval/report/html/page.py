@@ -37,6 +37,7 @@ th, td { border: 1px solid #ddd; padding: 0.2rem 0.4rem; text-align: left; verti
 th { background: #f4f4f4; max-width: 16rem; } th.group { text-align: center; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.best { background: #eef6ee; }
+figure.board td.num { white-space: normal; } figure.board th { overflow-wrap: anywhere; }  /* wraps, never cut */
 .ci, .n, .note { color: #666; font-size: 0.76rem; } .ok { color: #1a7f37; } .bad { color: #b42318; }
 code, pre { font-size: 0.78rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 #samples-table td { max-width: 26rem; }
