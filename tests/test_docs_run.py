@@ -189,3 +189,15 @@ def test_the_blocks_are_found() -> None:
 
 if shutil.which("unshare") is None:  # pragma: no cover - util-linux is everywhere the suite runs
     pytestmark = pytest.mark.skip(reason="unshare (util-linux) is not installed")
+
+
+def test_stated_values_match_as_the_pages_mean_them() -> None:
+    """The matcher of stated outputs: digits shown, ``...``, tuples with or without parentheses."""
+    assert value_matches("46.67", ["46.666666666666664"]) and not value_matches("46.67", ["46.6"])
+    assert value_matches("(0.3, 0.9166...)", ["(0.3, 0.9166666666666666)"])
+    assert not value_matches("(0.3, 0.9166...)", ["(0.3, 0.9176)"])
+    assert value_matches("True, 30.0, 'correct', 'within ...'", ["True, 30.0, 'correct', 'within 0.01 relative'"])
+    assert not value_matches("[1.0]", ["[0.0]"])
+    assert line_matches("  entries: 1461 (parse 725, tree 736), 2.1 MiB", "  entries: 10 (parse 4, tree 6), 6.8 KiB")
+    assert not line_matches("response cache: /home/me/responses.sqlite (absent)", "response cache: /x/r.sqlite (3 rows)")
+    assert stated_words('physeval score X || echo "exit status $?"   # exit status 3: missing') == ["exit", "status", "3"]
