@@ -121,8 +121,9 @@ def judge_reply(first_question: str) -> Callable[[Request], Reply]:
 
 
 def make_run(root: Path, task_name: str, model: str, *, limit: int, samples: int = SAMPLES,
-             judge_url: str | None = None, **options: object) -> Path:
-    """One finished run of ``task_name`` by the scripted ``model`` under ``root``; its directory."""
+             judge_url: str | None = None, label: str | None = None, **options: object) -> Path:
+    """One finished run of ``task_name`` by the scripted ``model`` (shown as ``label``, default
+    ``model``) under ``root``; its directory."""
     if task_name == "bank-scene":
         options = {"judge": ["openai/vlm"], "judge_base_url": judge_url, "render_timeout": 60, "judge_frames": 4,
                    **options}
@@ -132,7 +133,7 @@ def make_run(root: Path, task_name: str, model: str, *, limit: int, samples: int
     run_dir = root / f"{task_name}-{options.get('variants', '')}-{model}"
     evaluate(task, ScriptedModel(script, name=f"{task_name}-{model}"), run_dir=run_dir,
              config=RunConfig(samples=samples, limit=limit, max_connections=1, use_cache=False),
-             problems=problems, show_progress=False, model_label=model)
+             problems=problems, show_progress=False, model_label=label or model)
     return run_dir
 
 

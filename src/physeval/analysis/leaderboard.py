@@ -436,7 +436,8 @@ figure.board { margin: 1.2rem 0; } figcaption { font-weight: 600; margin-bottom:
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; vertical-align: top; }
 th { background: #f4f4f4; text-align: left; } th.group { text-align: center; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+figure.board th { overflow-wrap: anywhere; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }  /* wraps on a narrow window, never cut */
 td.best { background: #eef6ee; } .ci, .n, .note { color: #666; font-size: 0.75rem; }
 """
 

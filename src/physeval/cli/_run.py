@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,8 +43,8 @@ def add_commands(sub: Any) -> None:
                          description="Run TASK on a model, store every sample, print and save the summary. "
                                      "`physeval run TASK --help` adds TASK's own options.")
     run.add_argument("task", nargs="?", help="task name (default bank-numeric; `physeval tasks` lists them)")
-    run.add_argument("--model", metavar="MODEL", help="local (default: embedded SmolLM2), local:PATH.gguf, "
-                     "openai/NAME, vllm/NAME, sglang/NAME, ollama/NAME, llamacpp/NAME")
+    run.add_argument("--model", metavar="MODEL", help="local (default: $PHYSEVAL_MODEL, else the embedded "
+                     "SmolLM2), local:PATH.gguf, openai/NAME, vllm/NAME, sglang/NAME, ollama/NAME, llamacpp/NAME")
     run.add_argument("--base-url", metavar="URL", help="server URL ending in /v1 (default: OPENAI_BASE_URL or the "
                      "provider's)")
     run.add_argument("--api-key", metavar="KEY", help="API key (default: OPENAI_API_KEY)")
@@ -131,7 +132,7 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
     from physeval.tasks.catalog import canonical_task_name
 
     task = canonical_task_name(str(merged.get("task") or DEFAULT_TASK))
-    model = merged.get("model") or DEFAULT_MODEL
+    model = merged.get("model") or os.environ.get("PHYSEVAL_MODEL") or DEFAULT_MODEL
     return task, model, run_dir, merged
 
 

@@ -142,9 +142,10 @@ def grade_numeric(
             column); it wins over the unit the question states.
 
     Returns:
-        A :class:`NumericGrade`; never raises on any input: an internal failure is a grade with
-        outcome ``error`` whose reason names the exception. An unknown ``compat`` or ``box``
-        option raises ``ValueError`` (a programming error, checked before grading).
+        The grade, a :class:`NumericGrade`. Grading never raises on any input: an internal
+            failure is a grade with outcome ``error`` whose reason names the exception. An
+            unknown ``compat`` or ``box`` option raises ``ValueError`` (a programming error,
+            checked before grading).
     """
     if compat == "abench":
         from physeval.grading.compat.abench import grade_abench_compat

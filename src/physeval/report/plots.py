@@ -43,6 +43,10 @@ def _figure(width: float, height: float) -> tuple[Any, Any]:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    from physeval.report.fonts import plot_families
+
+    matplotlib.rcParams["font.family"] = plot_families()  # Chinese labels: a CJK font after DejaVu Sans
+
     return plt.subplots(figsize=(width, height), dpi=100)
 
 

@@ -211,16 +211,19 @@ class ScriptedServer:
             accepted and ``/v1/models`` answers 404 (a server without that route).
         api_key: When given, every request must carry ``Authorization: Bearer <api_key>``,
             else 401.
+        port: The port to listen on; 0 (the default) picks a free one. A fixed port is for a
+            private network namespace (the docs test serves vLLM's default 8000 there).
 
     Attributes:
         base_url: ``http://127.0.0.1:PORT/v1``.
         requests: Every chat request received, in arrival order (also those refused).
     """
 
-    def __init__(self, script: Script, *, model: str | None = None, api_key: str | None = None) -> None:
+    def __init__(self, script: Script, *, model: str | None = None, api_key: str | None = None,
+                 port: int = 0) -> None:
         self._state = _State(script=script, model=model, api_key=api_key)
         handler = type("_BoundHandler", (_Handler,), {"state": self._state})
-        self._httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd = _Server(("127.0.0.1", port), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
 

@@ -14,12 +14,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from physeval.report.fonts import CSS_FONT_STACK, missing_cjk_font_note
 from physeval.summary import RunSummary
 
 __all__ = ["document", "e", "fmt_value", "grid", "img", "samples_k", "scale", "scroll", "section"]
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.2rem 1.5rem; color: #222; }
+body { font-family: FONT_STACK; margin: 1.2rem 1.5rem; color: #222; }
 h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
 .sub { color: #555; margin-top: 0; } .status-incomplete { color: #b42318; font-weight: bold; }
 nav.toc { font-size: 0.85rem; margin: 0.5rem 0 1rem; } nav.toc a { margin-right: 0.8rem; }
@@ -37,6 +38,7 @@ th, td { border: 1px solid #ddd; padding: 0.2rem 0.4rem; text-align: left; verti
 th { background: #f4f4f4; max-width: 16rem; } th.group { text-align: center; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.best { background: #eef6ee; }
+figure.board td.num { white-space: normal; } figure.board th { overflow-wrap: anywhere; }  /* wraps, never cut */
 .ci, .n, .note { color: #666; font-size: 0.76rem; } .ok { color: #1a7f37; } .bad { color: #b42318; }
 code, pre { font-size: 0.78rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 #samples-table td { max-width: 26rem; }
@@ -44,7 +46,7 @@ code, pre { font-size: 0.78rem; white-space: pre-wrap; overflow-wrap: anywhere; 
 .filters, .pager { display: flex; gap: 1rem; align-items: center; margin: 0.5rem 0; flex-wrap: wrap; }
 .frames img { height: 90px; margin-right: 4px; border: 1px solid #ccc; } details { margin: 0.2rem 0; }
 .verdict-yes { color: #1a7f37; font-weight: bold; } .verdict-no { color: #b42318; font-weight: bold; }
-"""
+""".replace("FONT_STACK", CSS_FONT_STACK)  # the CJK fonts by name: Chinese text never left to luck
 
 SCRIPT = """
 (function () {
@@ -153,6 +155,9 @@ def document(title: str, kind: str, parts: Sequence[str]) -> str:
     head_end = body.find("</header>")
     if head_end >= 0:
         body = body[:head_end + len("</header>")] + nav + body[head_end + len("</header>"):]
+    note = missing_cjk_font_note(title + body)
+    if note:
+        body = f"<p class='note' id='font-note'>{e(note)}</p>{body}"
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{e(title)}</title>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><style>{STYLE}</style></head>"
             f"<body data-report='{kind}'>{body}<script>{SCRIPT}</script></body></html>")
