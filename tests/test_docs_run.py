@@ -28,7 +28,8 @@ import pytest
 
 from _docs_blocks import Block, console_parts, line_matches, page_blocks, stated_words, value_matches
 from _docs_python import instrument
-from conftest import SHARED_DATA
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # as tests/conftest.py names it
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
