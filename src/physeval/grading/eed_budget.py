@@ -2,7 +2,8 @@
 
 :class:`TreeBudget` measures a parsed expression before it is simplified (counts that are the
 same on every machine, in every process and under any load); over a limit, that side's tree is
-scored on a form reached by cheaper steps. :func:`simplify_budgeted` is the one entry point EED
+scored on its form simplified by parts (:mod:`physeval.grading.eed_partial`: every
+subexpression within the budget simplified in full). :func:`simplify_budgeted` is the one entry point EED
 uses for a side's simplified form.
 """
 
@@ -28,9 +29,10 @@ TREE_EXPAND_BUDGET = 300
 class TreeBudget:
     """How much simplification one side's EED tree may cost, measured in counts, never in seconds.
 
-    Before simplifying a side, EED measures its parsed form; above any limit that side's
-    *unsimplified* tree is scored, and the result's ``budget`` says which count ran out. That is
-    the official pipeline's fallback after its 30 s ``simplify_time_limit``, decided by counts
+    Before simplifying a side, EED measures its parsed form; above any limit that side is
+    simplified by parts (every subexpression within the limits in full, bottom up), and the
+    result's ``budget`` says which count ran out. It replaces the official pipeline's 30 s
+    ``simplify_time_limit`` (after which the pipeline scores the raw tree), decided by counts
     that are the same on every machine, in every process and under any load (each is a sum or a
     maximum over sets of subexpressions, so no iteration order enters). Equivalence verdicts (and
     so accuracy) never depend on it in the default mode: it only decides which tree a wrong
@@ -120,18 +122,21 @@ time (SymPy's ``simplify`` has no bound of its own); for studies, not for grader
 def simplify_budgeted(expr: Any, budget: TreeBudget | None = DEFAULT_BUDGET) -> tuple[Any, str]:
     """``simplify`` under positive assumptions, as the pipeline does, when within ``budget``.
 
-    Returns the expression and ``""``, or the expression unsimplified and which budget ran out
-    (the pipeline's analogue is its 30 s timeout, after which it also keeps the original).
+    Returns the expression and ``""``, or, over ``budget``, the expression simplified by parts
+    (:func:`physeval.grading.eed_partial.simplify_by_parts`) and which budget ran out.
     ``budget=None`` (:data:`UNBOUNDED`) always simplifies.
     """
     import sympy
 
+    over = ""
     try:
         if budget is not None:
             over = budget.exceeded(expr)
-            if over:
-                return expr, over
         positive, back = sympy.posify(expr)
+        if over:
+            from physeval.grading.eed_partial import simplify_by_parts
+
+            return simplify_by_parts(positive, budget).subs(back), over  # type: ignore[arg-type]
         return sympy.simplify(positive).subs(back), ""
     except Exception as exc:  # SymPy raising on an odd expression: keep it unsimplified
-        return expr, f"simplify failed: {type(exc).__name__}"
+        return expr, f"{over}; " * bool(over) + f"simplify failed: {type(exc).__name__}"
