@@ -15,8 +15,9 @@ become is bounded before any arithmetic (:mod:`physeval.answers.bounds`: ``10^{1
 ``9999999!`` or ``(a+b)^{100000}`` are ``too_large``, with the bound named); simplification
 runs only within operation budgets (``count_ops`` and the estimated size of the expansion;
 over budget, a side is simplified by parts, every subexpression within the budget in full
-(:mod:`physeval.grading.eed_partial`), and ``budget`` says which budget ran out); the equivalence check is a seeded numeric
-probe confirmed symbolically under a budget (see :mod:`physeval.grading.symbolic`).
+(:mod:`physeval.grading.eed_partial`), and ``budget`` says which budget ran out); the
+equivalence check is a seeded numeric probe confirmed symbolically under a budget (see
+:mod:`physeval.grading.symbolic`).
 
 The trees and their distance live in :mod:`physeval.grading.eed_tree`, the budget and the
 budgeted simplification in :mod:`physeval.grading.eed_budget`; every public name is importable
