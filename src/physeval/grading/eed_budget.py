@@ -46,6 +46,9 @@ class TreeBudget:
       (:func:`physeval.answers.bounds.expanded_terms`);
     * ``max_radical_terms``: the expanded terms of every base of a fractional power of a sum,
       added up (each radical is a generator of the polynomial ``cancel`` works on);
+    * ``max_trig_sum_terms``: the terms of the arguments of trigonometric and hyperbolic
+      functions that are sums, added up (``trigsimp`` expands functions of sums: three
+      functions of a six-term sum take 26 s);
     * ``max_function_load``: the number of function nodes times the operations inside their
       arguments (``trigsimp`` and ``factor`` on trigonometric and exponential forms);
     * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
@@ -56,9 +59,10 @@ class TreeBudget:
     max_ops: int = TREE_SIMPLIFY_BUDGET
     max_terms: int = TREE_EXPAND_BUDGET
     max_radical_terms: int = 6
-    max_function_load: int = 39
-    max_degree: int = 13
-    max_degree_generators: int = 119
+    max_trig_sum_terms: int = 8
+    max_function_load: int = 108
+    max_degree: int = 32
+    max_degree_generators: int = 340
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -75,6 +79,14 @@ class TreeBudget:
         if radical_terms > self.max_radical_terms:
             return f"radical budget: {radical_terms} terms under fractional powers > {self.max_radical_terms}"
         functions = expr.atoms(sympy.Function)
+        trigonometric = _trigonometric()
+        trig_terms = 0
+        for f in functions:
+            argument: Any = f.args[0] if isinstance(f, trigonometric) and len(f.args) == 1 else None
+            trig_terms += len(argument.args) if isinstance(argument, sympy.Add) else 0
+        if trig_terms > self.max_trig_sum_terms:
+            return f"trigonometric budget: {trig_terms} terms in sums under trigonometric functions " \
+                   f"> {self.max_trig_sum_terms}"
         load = len(functions) * sum(sympy.count_ops(a) for f in functions for a in f.args)
         if load > self.max_function_load:
             return f"function budget: {len(functions)} functions x their arguments' operations = {load} " \
@@ -86,6 +98,14 @@ class TreeBudget:
             return f"degree budget: together form of degree {degree} x {generators} generators " \
                    f"> {self.max_degree_generators}"
         return ""
+
+
+def _trigonometric() -> tuple[Any, ...]:
+    """SymPy's trigonometric and hyperbolic function classes (imported on first use)."""
+    from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+    from sympy.functions.elementary.trigonometric import TrigonometricFunction
+
+    return (TrigonometricFunction, HyperbolicFunction)
 
 
 def _together_degree(expr: Any, cap: int) -> tuple[int, int]:

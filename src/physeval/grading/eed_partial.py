@@ -6,7 +6,8 @@ scoring its *raw* tree moves a near miss far from the definition: the side withi
 simplified, the other is not, and a single changed coefficient costs as much as a rewritten
 expression (a score of ~55 becomes 0-14). Here the side is simplified *by parts*, bottom up:
 
-* a subexpression within the budget is simplified in full, exactly as an unbounded run would;
+* a subexpression within the budget (with the tighter :data:`PART_LIMITS`) is simplified in
+  full, exactly as an unbounded run would;
 * a subexpression over it is rebuilt from its simplified arguments and measured again: its
   arguments are now simpler, so it is often within the budget and simplified in full after all;
 * a subexpression still over it keeps the rebuilt form (its arguments simplified).
@@ -29,6 +30,12 @@ __all__ = ["simplify_by_parts"]
 # How many nodes over the budget are rebuilt at most; beyond it the rest is kept as it is.
 MAX_REBUILT_NODES = 64
 
+# The parts of an expression over the budget are measured by tighter limits than whole answers:
+# the default limits were calibrated on whole texts (the degree counts up to 32 and 340), and a
+# 17-degree rational subexpression of a radical-laden answer within them took 12 s. These are the
+# limits the parts were measured by when no part of a PHYBench pair took over 2 s.
+PART_LIMITS = {"max_function_load": 39, "max_degree": 13, "max_degree_generators": 119}
+
 
 def simplify_by_parts(positive: Any, budget: TreeBudget) -> Any:
     """``positive`` (an expression whose symbols are positive, as :func:`sympy.posify` leaves
@@ -36,8 +43,12 @@ def simplify_by_parts(positive: Any, budget: TreeBudget) -> Any:
 
     The caller has found ``positive`` over ``budget``; the result is equal to it as a function.
     """
+    import dataclasses
+
     rebuilt = [0]
-    return _by_parts(positive, budget, rebuilt, top=True)
+    tighter = {name: min(getattr(budget, name), limit) for name, limit in PART_LIMITS.items()}
+    parts = dataclasses.replace(budget, **tighter)
+    return _by_parts(positive, parts, rebuilt, top=True)
 
 
 def _by_parts(expr: Any, budget: TreeBudget, rebuilt: list[int], top: bool = False) -> Any:
