@@ -41,8 +41,8 @@ print(json.dumps(rows))
 _PAIRS = [
     (r"2mg+4\frac{mv_0^2}{l}", r"2mg+2\frac{mv_0^2}{l}"),
     (r"\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{2}", r"\sqrt{a+b+c+d+f+g+h} \cdot \frac{k}{3}"),  # radical budget
-    (r"\sin(a+b+c+d+f+g) \cos(a+b+c+d+f+g) \tan(a+b+c+d+f+g)", r"\sin(a+b) \cos(a+b)"),  # function budget
-    (r"\frac{1}{(a+b)^{14}} + c", r"\frac{1}{(a+b)^{13}} + c"),  # degree budget
+    (r"\sin(a+b+c+d+f+g) \cos(a+b+c+d+f+g) \tan(a+b+c+d+f+g)", r"\sin(a+b) \cos(a+b)"),  # trigonometric budget
+    (r"\frac{1}{(a+b)^{33}} + c", r"\frac{1}{(a+b)^{32}} + c"),  # degree budget
     (r"\frac{q b}{2\pi \varepsilon_0} (x^2 + y^2 + z^2)^{-3/2}", r"\frac{q b}{\pi \varepsilon_0} (x^2 + y^2)^{-3/2}"),
     (r"(a+b)^{40} (a+c)^{40} + d", r"(a+b)^{40} (a+c)^{41} + d"),  # expand budget
     (r"\frac{1}{2} m v^{2} + m g h", r"\frac{m v^2}{2} + m g h"),

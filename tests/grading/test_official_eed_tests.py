@@ -24,7 +24,7 @@ import pytest
 FILES = ("test_expression_distance.py", "test_regression_issues.py", "test_imaginary_unit.py")
 # Two of the pipeline's regression pairs need the fully simplified tree of a reference that is
 # over physeval's operation budget (the pipeline simplifies it for up to 300 s); physeval scores
-# the unsimplified tree there, so their tree sizes differ. Known, strict: a fix shows as XPASS.
+# the tree of its form simplified by parts there, so their tree sizes differ. Known, strict: a fix shows as XPASS.
 OVER_BUDGET = {"test_issue_332_regression", "test_issue_713_regression"}
 
 
@@ -76,7 +76,7 @@ CASES = _cases()
 @pytest.mark.parametrize(("file", "function"), CASES or [("", "")], ids=[f"{f}::{t}" for f, t in CASES] or ["none"])
 def test_the_pipelines_eed_test_passes_on_the_compat_mode(file: str, function: str) -> None:
     if function in OVER_BUDGET:
-        pytest.xfail("the reference is over the operation budget: its unsimplified tree is scored")
+        pytest.xfail("the reference is over the operation budget: its form simplified by parts is scored")
     folder = _checkout()
     assert folder is not None
     source = (folder / file).read_text(encoding="utf-8")

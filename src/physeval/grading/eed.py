@@ -14,9 +14,10 @@ Unlike the maintained pipeline nothing here depends on wall-clock time. What an 
 become is bounded before any arithmetic (:mod:`physeval.answers.bounds`: ``10^{10^{10}}``,
 ``9999999!`` or ``(a+b)^{100000}`` are ``too_large``, with the bound named); simplification
 runs only within operation budgets (``count_ops`` and the estimated size of the expansion;
-over budget, the tree of the unsimplified form is scored, as the pipeline does after its
-timeout, and ``budget`` says which budget ran out); the equivalence check is a seeded numeric
-probe confirmed symbolically under a budget (see :mod:`physeval.grading.symbolic`).
+over budget, a side is simplified by parts, every subexpression within the budget in full
+(:mod:`physeval.grading.eed_partial`), and ``budget`` says which budget ran out); the
+equivalence check is a seeded numeric probe confirmed symbolically under a budget (see
+:mod:`physeval.grading.symbolic`).
 
 The trees and their distance live in :mod:`physeval.grading.eed_tree`, the budget and the
 budgeted simplification in :mod:`physeval.grading.eed_budget`; every public name is importable
@@ -101,7 +102,7 @@ class EEDResult:
             failed; a too-large reference is an error too).
         reason: Why, in words.
         budget: Which operation budget ran out (``""`` when none did): a side whose
-            simplification was over budget is scored on the tree of its unsimplified form.
+            simplification was over budget is scored on the tree of its form simplified by parts.
     """
 
     score: float
@@ -152,12 +153,15 @@ def _simplified_tree(normalized: str, compat: str | None, budget: TreeBudget | N
 def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeBudget | None) -> _Simplified:
     conv = parse_normalized(normalized, compat)
     simplified, note = simplify_budgeted(conv.expr, budget)
+    # Over the budget the tree is built on the form simplified by parts; the compat mode's
+    # equivalence test keeps the unsimplified form, as the pipeline's does after its timeout.
+    expr = conv.expr if note else simplified
     try:
-        return _Simplified(simplified, _build_tree(simplified), "", note)
+        return _Simplified(expr, _build_tree(simplified), "", note)
     except _UnsupportedNode as exc:
-        return _Simplified(simplified, None, str(exc), note)
+        return _Simplified(expr, None, str(exc), note)
     except (RecursionError, ValueError) as exc:  # ValueError: a number too long to print
-        return _Simplified(simplified, None, f"no tree: {type(exc).__name__}", note)
+        return _Simplified(expr, None, f"no tree: {type(exc).__name__}", note)
 
 
 def _early_exit(reference: str, answer: str) -> EEDResult | None:
@@ -240,7 +244,7 @@ def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring 
     ran_out = "; ".join(f"{side} {note}" for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note)
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
-    reason = verdict.reason + (f"; tree of the unsimplified form ({ran_out})" if ran_out else "")
+    reason = verdict.reason + (f"; tree of the form simplified by parts ({ran_out})" if ran_out else "")
     if ref.tree is None:
         return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref.problem}", ran_out)
     if ans.tree is None:

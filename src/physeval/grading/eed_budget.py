@@ -2,7 +2,8 @@
 
 :class:`TreeBudget` measures a parsed expression before it is simplified (counts that are the
 same on every machine, in every process and under any load); over a limit, that side's tree is
-scored on a form reached by cheaper steps. :func:`simplify_budgeted` is the one entry point EED
+scored on its form simplified by parts (:mod:`physeval.grading.eed_partial`: every
+subexpression within the budget simplified in full). :func:`simplify_budgeted` is the one entry point EED
 uses for a side's simplified form.
 """
 
@@ -28,9 +29,10 @@ TREE_EXPAND_BUDGET = 300
 class TreeBudget:
     """How much simplification one side's EED tree may cost, measured in counts, never in seconds.
 
-    Before simplifying a side, EED measures its parsed form; above any limit that side's
-    *unsimplified* tree is scored, and the result's ``budget`` says which count ran out. That is
-    the official pipeline's fallback after its 30 s ``simplify_time_limit``, decided by counts
+    Before simplifying a side, EED measures its parsed form; above any limit that side is
+    simplified by parts (every subexpression within the limits in full, bottom up), and the
+    result's ``budget`` says which count ran out. It replaces the official pipeline's 30 s
+    ``simplify_time_limit`` (after which the pipeline scores the raw tree), decided by counts
     that are the same on every machine, in every process and under any load (each is a sum or a
     maximum over sets of subexpressions, so no iteration order enters). Equivalence verdicts (and
     so accuracy) never depend on it in the default mode: it only decides which tree a wrong
@@ -44,6 +46,9 @@ class TreeBudget:
       (:func:`physeval.answers.bounds.expanded_terms`);
     * ``max_radical_terms``: the expanded terms of every base of a fractional power of a sum,
       added up (each radical is a generator of the polynomial ``cancel`` works on);
+    * ``max_trig_sum_terms``: the terms of the arguments of trigonometric and hyperbolic
+      functions that are sums, added up (``trigsimp`` expands functions of sums: three
+      functions of a six-term sum take 26 s);
     * ``max_function_load``: the number of function nodes times the operations inside their
       arguments (``trigsimp`` and ``factor`` on trigonometric and exponential forms);
     * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
@@ -54,9 +59,10 @@ class TreeBudget:
     max_ops: int = TREE_SIMPLIFY_BUDGET
     max_terms: int = TREE_EXPAND_BUDGET
     max_radical_terms: int = 6
-    max_function_load: int = 39
-    max_degree: int = 13
-    max_degree_generators: int = 119
+    max_trig_sum_terms: int = 8
+    max_function_load: int = 108
+    max_degree: int = 32
+    max_degree_generators: int = 340
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -73,6 +79,14 @@ class TreeBudget:
         if radical_terms > self.max_radical_terms:
             return f"radical budget: {radical_terms} terms under fractional powers > {self.max_radical_terms}"
         functions = expr.atoms(sympy.Function)
+        trigonometric = _trigonometric()
+        trig_terms = 0
+        for f in functions:
+            argument: Any = f.args[0] if isinstance(f, trigonometric) and len(f.args) == 1 else None
+            trig_terms += len(argument.args) if isinstance(argument, sympy.Add) else 0
+        if trig_terms > self.max_trig_sum_terms:
+            return f"trigonometric budget: {trig_terms} terms in sums under trigonometric functions " \
+                   f"> {self.max_trig_sum_terms}"
         load = len(functions) * sum(sympy.count_ops(a) for f in functions for a in f.args)
         if load > self.max_function_load:
             return f"function budget: {len(functions)} functions x their arguments' operations = {load} " \
@@ -84,6 +98,14 @@ class TreeBudget:
             return f"degree budget: together form of degree {degree} x {generators} generators " \
                    f"> {self.max_degree_generators}"
         return ""
+
+
+def _trigonometric() -> tuple[Any, ...]:
+    """SymPy's trigonometric and hyperbolic function classes (imported on first use)."""
+    from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+    from sympy.functions.elementary.trigonometric import TrigonometricFunction
+
+    return (TrigonometricFunction, HyperbolicFunction)
 
 
 def _together_degree(expr: Any, cap: int) -> tuple[int, int]:
@@ -120,18 +142,21 @@ time (SymPy's ``simplify`` has no bound of its own); for studies, not for grader
 def simplify_budgeted(expr: Any, budget: TreeBudget | None = DEFAULT_BUDGET) -> tuple[Any, str]:
     """``simplify`` under positive assumptions, as the pipeline does, when within ``budget``.
 
-    Returns the expression and ``""``, or the expression unsimplified and which budget ran out
-    (the pipeline's analogue is its 30 s timeout, after which it also keeps the original).
+    Returns the expression and ``""``, or, over ``budget``, the expression simplified by parts
+    (:func:`physeval.grading.eed_partial.simplify_by_parts`) and which budget ran out.
     ``budget=None`` (:data:`UNBOUNDED`) always simplifies.
     """
     import sympy
 
+    over = ""
     try:
         if budget is not None:
             over = budget.exceeded(expr)
-            if over:
-                return expr, over
         positive, back = sympy.posify(expr)
+        if over:
+            from physeval.grading.eed_partial import simplify_by_parts
+
+            return simplify_by_parts(positive, budget).subs(back), over  # type: ignore[arg-type]
         return sympy.simplify(positive).subs(back), ""
     except Exception as exc:  # SymPy raising on an odd expression: keep it unsimplified
-        return expr, f"simplify failed: {type(exc).__name__}"
+        return expr, f"{over}; " * bool(over) + f"simplify failed: {type(exc).__name__}"
