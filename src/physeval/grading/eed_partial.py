@@ -20,10 +20,13 @@ that is over the budget or a child of one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, cast
 
-if TYPE_CHECKING:
-    from physeval.grading.eed_budget import TreeBudget
+
+class TreeBudget(Protocol):
+    """What this module needs of :class:`physeval.grading.eed_budget.TreeBudget` (which calls it)."""
+
+    def exceeded(self, expr: Any) -> str: ...
 
 __all__ = ["simplify_by_parts"]
 
@@ -47,7 +50,7 @@ def simplify_by_parts(positive: Any, budget: TreeBudget) -> Any:
 
     rebuilt = [0]
     tighter = {name: min(getattr(budget, name), limit) for name, limit in PART_LIMITS.items()}
-    parts = dataclasses.replace(budget, **tighter)
+    parts: TreeBudget = dataclasses.replace(cast(Any, budget), **tighter)
     return _by_parts(positive, parts, rebuilt, top=True)
 
 
