@@ -44,6 +44,7 @@ __all__ = [
     "latex_to_sympy",
     "parse_budget",
     "MAX_PARSE_CHARS",
+    "MAX_RAW_CHARS",
     "MAX_PARSE_DEPTH",
     "normalize_latex",
     "parse_normalized",
@@ -312,10 +313,10 @@ def latex_to_sympy(latex: str, *, compat: str | None = None) -> Conversion:
 
 @lru_cache(maxsize=16384)
 def _convert_cached(latex: str, compat: str | None) -> Conversion:
-    if len(latex) > 20 * MAX_PARSE_CHARS:  # normalising cannot bring it within the budget cheaply
+    if len(latex) > MAX_RAW_CHARS:  # normalising cannot bring it within the budget cheaply
         return Conversion(None, "", TOO_LARGE,
                           f"too long to parse (parse budget): {len(latex)} characters before normalising "
-                          f"> {20 * MAX_PARSE_CHARS}")
+                          f"> {MAX_RAW_CHARS}")
     try:
         text = normalize_latex(latex, compat=compat)
     except Exception as exc:  # defensive: preprocessing is string work and should not fail
@@ -359,6 +360,10 @@ MAX_PARSE_CHARS = 1500
 characters and its longest solution step 1,115; past about 2,000 characters of a plain sum
 latex2sympy2's parser recurses past Python's limit, where the verdict would depend on the
 caller's stack depth."""
+
+MAX_RAW_CHARS = 20 * MAX_PARSE_CHARS
+"""The longest text normalised at all: longer ones are refused before normalising (a megabyte of
+LaTeX took seconds of regular expressions only to be refused by :data:`MAX_PARSE_CHARS`)."""
 
 MAX_PARSE_DEPTH = 24
 """The deepest bracket nesting (``(``, ``[``, ``{``) the parsers are given. PHYBench nests at

@@ -40,7 +40,7 @@ def bound_text(text: str, limit: int = MAX_ECHO_CHARS) -> str:
 def bounded(value: Any, limit: int = MAX_ECHO_CHARS) -> Any:
     """``value`` (JSON-like) with every string in it bounded by :func:`bound_text` (keys included)."""
     if isinstance(value, str):
-        return value if len(value) <= limit else bound_text(str(value), limit)
+        return bound_text(value, limit)
     if isinstance(value, dict):
         return {bounded(str(k), limit): bounded(v, limit) if isinstance(v, _NESTED) else v for k, v in value.items()}
     if isinstance(value, list | tuple):
