@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scripted_build import BuildScript, prompt_text
@@ -79,25 +81,37 @@ def _unavailable(*args: object, **kwargs: object) -> None:
 
 class _SolverOfEveryLibrary(BuildScript):
     """The test build's script, with a solver ``solver-libs`` that writes a matplotlib, an OpenCV and
-    an imageio program in turn (one a request) and a judge that rejects the first two videos, so the
-    first train scene is solved at its third sample: every library is rendered."""
+    an imageio program in turn for each scene, and a judge that rejects the first two videos of the
+    first scene it is shown, so that scene is solved at its third sample and every library is
+    rendered. Counting per scene keeps the totals the same whichever order the scenes are solved in."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.programs = iter(range(10**6))
-        self.judged = iter(range(10**6))
+        self._counting = threading.Lock()
+        self.programs: dict[str, int] = {}
+        self.judged: dict[tuple[str, ...], int] = {}
+
+    def _next(self, counter: dict[Any, int], key: Any) -> int:
+        with self._counting:
+            counter[key] = counter.get(key, 0) + 1
+            return counter[key] - 1
 
     def reply(self, request: Request) -> Reply:
         from _scene_programs import BY_LIBRARY
 
         model = request.body.get("model")
+        text = prompt_text(request)
         if model == "solver-libs":
-            code = list(BY_LIBRARY.values())[next(self.programs) % 3]
+            code = list(BY_LIBRARY.values())[self._next(self.programs, text) % 3]
             return Reply.text(f"```python\n{code}```", reasoning="draw it")
-        if model == "vlm" and next(self.judged) < 2:
-            count = len(re.findall(r"^\d+\. ", prompt_text(request), re.MULTILINE))
-            return Reply.text(json.dumps([{"index": str(i), "analysis": "no", "result": False}
-                                          for i in range(1, count + 1)]))
+        if model == "vlm":
+            questions = tuple(re.findall(r"^\d+\. .*$", text, re.MULTILINE))
+            with self._counting:
+                rejecting = self.judged.setdefault(questions, 0) < 2 and next(iter(self.judged)) == questions
+                self.judged[questions] += 1
+            if rejecting:
+                return Reply.text(json.dumps([{"index": str(i), "analysis": "no", "result": False}
+                                              for i in range(1, len(questions) + 1)]))
         return super().reply(request)
 
 
