@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from _run_folder import (
     HANG_GUARD,
+    TESTS,
     Held,
     arithmetic_run,
     assert_no_bug,
@@ -68,3 +71,53 @@ def test_ctrl_c_during_the_final_printout_says_the_run_is_kept(tmp_path: Path) -
     assert_no_bug(done.stderr)
     assert "interrupted while printing" in done.stderr and f"physeval report {run_dir}" in done.stderr
     assert (run_dir / "summary.json").is_file()
+
+
+_SLOW_TEARDOWN = """
+import atexit, signal, sys
+sys.path.insert(0, {tests!r})
+from fixture_tasks import ArithmeticTask
+from physeval.tasks.registry import register_task
+from physeval.cli import console_main
+register_task(ArithmeticTask)
+
+def _teardown_waits_for_a_signal():
+    print("teardown begins", file=sys.stderr, flush=True)
+    signal.pause()
+
+atexit.register(_teardown_waits_for_a_signal)
+sys.argv = ["physeval", *{argv!r}]
+console_main()
+"""
+
+
+def test_ctrl_c_after_the_run_ended_keeps_its_exit_status(tmp_path: Path) -> None:
+    """The console script after its command returned: a Ctrl-C in the interpreter's teardown (here
+    an exit handler that waits, standing in for the grading workers and the final garbage
+    collection) says the command had ended and exits with the run's own status, not by SIGINT."""
+    run_dir = tmp_path / "run"
+    with ScriptedServer(Held(10 ** 9), model="m") as server:
+        code = _SLOW_TEARDOWN.format(tests=str(TESTS), argv=arithmetic_run(server.base_url, run_dir, samples=1))
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        assert child.stderr is not None
+        seen = []
+        for line in child.stderr:  # an event: the teardown's own line, not a clock
+            seen.append(line)
+            if "teardown begins" in line:
+                child.send_signal(signal.SIGINT)
+                break
+        rest = child.communicate(timeout=HANG_GUARD)[1]
+    err = "".join(seen) + rest
+    assert child.returncode == 0, err
+    assert_no_bug(err)
+    assert "interrupted after the command had ended; its exit status (0) stands" in err
+    assert json.loads((run_dir / "summary.json").read_text())["complete"] is True
+
+
+def test_the_installed_physeval_command_is_the_console_main() -> None:
+    """The ``physeval`` a user types (the installed console script) goes through that exit."""
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="physeval")
+    assert script.value == "physeval.cli:console_main"

@@ -1,7 +1,6 @@
 """``python -m physeval``: the command line, exactly as the ``physeval`` console script."""
 
-import sys
 
-from physeval.cli import main
+from physeval.cli import console_main
 
-sys.exit(main())
+console_main()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from physeval.cli._common import (
     EXIT_ABORTED,
@@ -27,8 +28,8 @@ from physeval.cli._common import (
 )
 from physeval.errors import UserError
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE", "EXIT_ABORTED",
-           "EXIT_STORAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
+__all__ = ["main", "console_main", "build_parser", "EXIT_OK", "EXIT_BUG", "EXIT_USER_ERROR", "EXIT_INCOMPLETE",
+           "EXIT_ABORTED", "EXIT_STORAGE", "EXIT_INTERRUPTED", "EXIT_TERMINATED", "EXIT_BROKEN_PIPE"]
 
 
 def build_parser(task: str | None = None) -> argparse.ArgumentParser:
@@ -122,6 +123,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             _console.print(f"[red]error:[/] {escape(message)}")
             return EXIT_USER_ERROR
         return _bug(traceback.format_exc())
+
+
+def console_main() -> NoReturn:
+    """The ``physeval`` console script: :func:`main`, then an exit a late Ctrl-C cannot change.
+
+    A Ctrl-C after the command has returned (while the grading workers stop) says the command had
+    ended and exits with its status, instead of killing a finished run by SIGINT (see
+    :mod:`physeval.cli._exit`).
+    """
+    from physeval.cli._exit import exit_with
+
+    exit_with(main())
 
 
 def _bug(trace: str) -> int:

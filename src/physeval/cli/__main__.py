@@ -1,7 +1,5 @@
 """``python -m physeval.cli``: the command line."""
 
-import sys
+from physeval.cli import console_main
 
-from physeval.cli import main
-
-sys.exit(main())
+console_main()
