@@ -32,7 +32,7 @@ from _docs_python import instrument
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # as tests/conftest.py names it
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "api").glob("*.md"))]
 BLOCKS = [block for page in PAGES for block in page_blocks(ROOT, page)]
 INSIDE = Path(__file__).with_name("_docs_inside.py")
 DATA_NAMES = ("Phy_A_fixed_400.csv", "Phy_B_dynamic_100.csv", "PHYBench-fullques_v1.json", "shared/data")

@@ -7,6 +7,7 @@ and the socket guard refuses every non-loopback address in this process.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,25 @@ def test_tensorboard_event_file_holds_every_scalar(run_dir: Path, tmp_path: Path
     assert set(written) == set(expected)
     for tag, value in expected.items():
         assert written[tag] == (3, pytest.approx(value, rel=1e-6))  # event files store float32
+
+
+def test_the_tensorboard_command_of_the_extra_reads_what_physeval_wrote(run_dir: Path, tmp_path: Path) -> None:
+    """The integrations page's ``tensorboard --logdir tb/``, as the ``tensorboard`` extra installs it
+    (its ``--inspect`` mode reads the event files and exits, where ``--logdir`` alone serves them)."""
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("tensorboardX")
+    command = shutil.which("tensorboard", path=str(Path(sys.executable).parent))
+    if command is None:
+        pytest.skip("the `tensorboard` extra is not installed")
+    log_dir = log_to_tensorboard(run_dir, tmp_path / "tb", step=3)
+    shown = subprocess.run([command, "--inspect", "--logdir", str(tmp_path / "tb")], capture_output=True,
+                           text=True, timeout=300, check=True).stdout
+    assert str(log_dir) in shown
+    scalars_section = shown.split("scalars", 1)[1]
+    assert re.search(r"first_step\s+3\b", scalars_section) and re.search(r"num_steps\s+1\b", scalars_section), shown
 
 
 def test_tensorboard_gets_a_subdirectory_per_run_a_step_per_graded_batch_and_wandbs_names(tmp_path: Path) -> None:
