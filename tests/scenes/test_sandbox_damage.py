@@ -139,6 +139,8 @@ def test_physeval_serve_after_damage_answers_not_measured(env: Path) -> None:
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         try:
             url = _served_url(served)
+            health = httpx.get(f"{url}/health", timeout=60).json()
+            assert health["sandbox"]["build"] == str((env / "sandbox-venv").resolve())  # checked at start
             body = {"completions": [fenced(BY_LIBRARY["opencv"])] * 2, "scenes": [SCENE] * 2}
             assert httpx.post(f"{url}/score", json=body, timeout=900).json()["rewards"] == [1.0, 1.0]
             with _Moved(env):
@@ -148,6 +150,22 @@ def test_physeval_serve_after_damage_answers_not_measured(env: Path) -> None:
             served.wait(120)
     assert answer["rewards"] == [None, None], answer
     assert all("physeval sandbox setup" in r["reason"] for r in answer["results"]), answer
+
+
+def test_physeval_serve_does_not_start_on_a_broken_environment(env: Path) -> None:
+    """Checked before it says ready, as ``physeval run`` is before its first sample: not a service
+    answering every request with a null reward (found from outside: it said ready and /health ok)."""
+    with ScriptedServer(judge_script(True)) as judge:
+        for damage in (_Moved(env), _Dangling(env)):
+            with damage:
+                done = subprocess.run(
+                    [sys.executable, "-m", "physeval.cli", "serve", "--port", "0", "--track", "scene", "--judge",
+                     "openai/judge", "--judge-base-url", judge.base_url], capture_output=True, text=True,
+                    timeout=900, check=False)
+            assert done.returncode == 2, done.stderr[-2000:]
+            assert "physeval serve: ready" not in done.stderr and "physeval sandbox setup" in done.stderr
+            assert "Traceback" not in done.stderr
+        assert judge.requests == []
 
 
 def test_a_dangling_sandbox_venv_is_a_broken_setup_everywhere(env: Path, tmp_path: Path) -> None:

@@ -247,8 +247,10 @@ class RewardService:
                     for _ in completions]
 
 
-def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, announce: bool = False) -> Any:
-    """The FastAPI application (``judges``: model objects for the scene track instead of option specs)."""
+def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, announce: bool = False,
+               sandbox: dict[str, Any] | None = None) -> Any:
+    """The FastAPI application (``judges``: model objects for the scene track instead of option specs;
+    ``sandbox``: the environment verified at start, shown by ``/health``)."""
     try:
         from fastapi import FastAPI
         from fastapi.responses import JSONResponse
@@ -330,6 +332,7 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
                                "queue_depth": service.queue_depth, "in_flight": service.in_flight}
         if options.track == "scene":
             out["judges"] = options.scene.record()  # reward and evaluation judges, side by side
+            out["sandbox"] = sandbox  # the build checked at start (None: not checked here, e.g. Ray's nodes do)
         return out
 
     @app.get("/metrics")
@@ -339,6 +342,19 @@ def create_app(options: ServiceOptions, *, judges: Sequence[Any] | None = None, 
                 "executor": options.executor}
 
     return app
+
+
+def _checked_sandbox(options: ServiceOptions) -> dict[str, Any] | None:
+    """The scene track's sandbox environment on this machine, verified before the service says
+    ready, as ``physeval run`` does before its first sample: a backend that cannot run here or a
+    broken environment stops ``physeval serve`` with the fix (exit 2) instead of answering every
+    request with a null reward. ``None`` for the other tracks, and for Ray, whose nodes verify
+    their own environment (the driver may have none)."""
+    if options.track != "scene" or options.executor != "local":
+        return None
+    from physeval.scenes.sandbox import verify_environment
+
+    return verify_environment(None, sandbox=options.scene.sandbox).to_dict()
 
 
 def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
@@ -364,10 +380,18 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
         raise UserError(f"port {port} on {host} is already in use{why}: pass --port N for another port, "
                         "or --port 0 for any free one") from None
     sock.listen(4096)
+    try:
+        sandbox = _checked_sandbox(options)
+    except BaseException:
+        sock.close()
+        raise
     bound = sock.getsockname()[1]
     print(f"physeval serve: listening on http://{host}:{bound} (track {options.track}, executor {options.executor})",
           file=sys.stderr, flush=True)
-    app = create_app(options, announce=True)
+    if sandbox is not None:
+        print(f"physeval serve: programs run under {sandbox['backend']} in {sandbox['build']}", file=sys.stderr,
+              flush=True)
+    app = create_app(options, announce=True, sandbox=sandbox)
     grace = None if graceful_timeout is None else max(1, round(graceful_timeout))
     config = uvicorn.Config(app, log_level="warning", access_log=False, backlog=4096, timeout_keep_alive=30,
                             timeout_graceful_shutdown=grace)
