@@ -256,6 +256,43 @@ def test_sigterm_mid_run_prints_the_resume_line_and_exits_143(tmp_path: Path, he
     assert "kept from before" in resumed.stderr
 
 
+_TERM_INSIDE_A_REQUEST = """
+import os, signal, sys
+import aiohttp.client_reqrep as reqrep
+
+_write_bytes = reqrep.ClientRequest.write_bytes
+_sent = []
+
+
+async def _write_bytes_then_terminated(self, *args, **kwargs):
+    _sent.append(True)
+    if len(_sent) == 2:  # the second request: SIGTERM handled inside aiohttp's own writer task
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, at the next instruction
+        except BaseException as exc:
+            print(f"RAISED IN AIOHTTP'S WRITER TASK: {type(exc).__name__}", file=sys.stderr, flush=True)
+            raise
+    return await _write_bytes(self, *args, **kwargs)
+
+
+reqrep.ClientRequest.write_bytes = _write_bytes_then_terminated
+"""
+
+
+def test_sigterm_inside_a_request_task_stops_as_ctrl_c_does(tmp_path: Path) -> None:
+    """The signal handled inside a task physeval does not await itself (found by CI under load:
+    SIGTERM landed in aiohttp's writer task, which then logged 'Task exception was never retrieved'
+    with a traceback): the run stops as on Ctrl-C, through the main task, with no traceback."""
+    (tmp_path / "waits.py").write_text(_TERM_INSIDE_A_REQUEST + _SLOW_TASK.format(block_load=False), encoding="utf-8")
+    with ScriptedServer(lambda request: Reply.text(r"\boxed{1\ \mathrm{m}}")) as server:
+        done = physeval("run", "waits.py:Waits", "--model", "openai/m", "--base-url", server.base_url, "--out",
+                        "runs/w", "--max-connections", "1", "--no-progress", "--no-preflight", cwd=tmp_path)
+    assert done.returncode == 143, done.stderr
+    assert "terminated (SIGTERM): finished samples are kept" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
+    assert "RAISED IN AIOHTTP'S WRITER TASK" not in done.stderr  # the stop goes through the main task
+
+
 @pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),
                                                      (signal.SIGTERM, 143, "terminated (SIGTERM)")])
 def test_a_signal_before_the_run_folder_exists_prints_no_resume_line(tmp_path: Path, sig: int, status: int,

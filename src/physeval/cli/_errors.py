@@ -22,13 +22,14 @@ import errno
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 __all__ = ["OPTIONAL_MODULES", "Terminated", "user_error_for", "stdout_is_closed", "rich_saw_a_broken_pipe",
-           "quiet_broken_pipe",
-           "sigterm_as_interrupt"]
+           "quiet_broken_pipe", "sigterm_as_interrupt", "sigterm_received"]
 
 OPTIONAL_MODULES: dict[str, str] = {
     "pyarrow": "parquet",
@@ -152,21 +153,45 @@ def quiet_broken_pipe() -> None:
         pass
 
 
+_SIGTERM_SEEN = threading.Event()
+
+
+def sigterm_received() -> bool:
+    """Whether a SIGTERM arrived inside the current :func:`sigterm_as_interrupt` (its status is 143)."""
+    return _SIGTERM_SEEN.is_set()
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM raises :class:`Terminated` (once; a second SIGTERM kills as usual)."""
-    import threading
+    """While inside, SIGTERM stops a command as Ctrl-C does (once; a second SIGTERM kills as usual).
 
+    It takes Ctrl-C's own road: inside ``asyncio.run`` the runner's SIGINT handler cancels the main
+    task, which stops cleanly (rows kept, no task left with an exception nobody reads) and comes
+    out as ``KeyboardInterrupt``; elsewhere :class:`Terminated` is raised where the program is.
+    Either way the command's status is 143 (:func:`sigterm_received`). Raising inside whatever
+    frame was running, as before, could land in one of aiohttp's writer tasks, which then logged
+    "Task exception was never retrieved" with a traceback on the user's terminal.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _SIGTERM_SEEN.clear()
 
-    def handler(signum: int, frame: object) -> None:
+    def handler(signum: int, frame: Any) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _SIGTERM_SEEN.set()
+        on_interrupt = signal.getsignal(signal.SIGINT)
+        if callable(on_interrupt) and on_interrupt is not signal.default_int_handler:
+            on_interrupt(signal.SIGINT, frame)  # asyncio's runner: cancel the main task, stop as on Ctrl-C
+            return
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
+    except KeyboardInterrupt as exc:
+        if _SIGTERM_SEEN.is_set() and not isinstance(exc, Terminated):
+            raise Terminated() from exc
+        raise
     finally:
         signal.signal(signal.SIGTERM, previous)
