@@ -20,6 +20,15 @@ def test_every_sample_gets_one_reason() -> None:
     assert breakdown.total == 8 and breakdown.share("correct") == 0.25
 
 
+def test_an_answer_stored_but_not_graded_is_ungraded_not_a_request_error() -> None:
+    """A run stopped by a full disk or a kill keeps its answers before grading them: the model did
+    answer (found from outside: they were shown as request_error)."""
+    answered = row("1", True).as_ungraded()
+    assert sample_reason(answered) == "ungraded"
+    breakdown = outcome_breakdown([answered, row("2", None, status="error", outcome=None, error_kind="server_error")])
+    assert breakdown.counts == (("ungraded", 1), ("request_error", 1))
+
+
 def test_scene_samples_stop_at_a_stage() -> None:
     assert sample_reason(row("s", False, outcome="no_code", stage="no_code")) == "no_code"
     assert sample_reason(row("s", False, outcome="executable", stage="executable")) == "no_video"

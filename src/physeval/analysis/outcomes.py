@@ -3,8 +3,9 @@
 Reasons, in display order. Answers: ``correct``, ``wrong`` (a wrong value), ``dimension_mismatch``,
 ``unparseable``, ``ambiguous``, ``no_answer``, ``undecided`` (the grader's budget ran out),
 ``cut_off`` (``finish_reason == "length"`` and not right: the model hit ``max_tokens``; its own
-reason whatever the grader read), ``request_error`` (no answer from the model), ``grader_error``
-(the grader or judge failed). Scenes, for every stage a program stops at: ``no_code``,
+reason whatever the grader read), ``ungraded`` (answered and stored, but the run stopped before
+grading it: a resume grades it without asking again), ``request_error`` (no answer from the model),
+``grader_error`` (the grader or judge failed). Scenes, for every stage a program stops at: ``no_code``,
 ``sandbox_error``, ``render_timeout``, ``runtime_error``, ``no_video`` (ran, wrote no video),
 ``not_playable``, ``not_judged`` (playable, no judge asked), ``judge_unreadable`` (no judge reply
 could be read: it measures the judge), ``judged_wrong``, ``correct``.
@@ -31,7 +32,7 @@ __all__ = [
 
 REASONS = ("correct", "wrong", "dimension_mismatch", "unparseable", "ambiguous", "no_answer", "undecided", "timeout",
            "cut_off", "no_code", "sandbox_error", "render_timeout", "runtime_error", "no_video", "not_playable",
-           "not_judged", "judge_unreadable", "judged_wrong", "grader_error", "request_error")
+           "not_judged", "judge_unreadable", "judged_wrong", "ungraded", "grader_error", "request_error")
 _SCENE_STAGE = {"no_code": "no_code", "sandbox_error": "sandbox_error", "timeout": "render_timeout",
                 "error": "runtime_error", "executable": "no_video", "rendered": "not_playable"}
 
@@ -52,6 +53,8 @@ class OutcomeBreakdown:
 def sample_reason(row: SampleRow) -> str:
     """The one reason ``row`` ended as it did (see the module doc for the list)."""
     grade = row.grade or {}
+    if row.ungraded:  # the model answered; the run stopped (a full disk, a kill) before the grader ran
+        return "ungraded"
     if row.status == "error":
         if row.error_kind == "sandbox":  # no usable sandbox: the program was never run
             return "sandbox_error"
