@@ -89,7 +89,10 @@ def test_report_names_the_damage_and_salvage_writes_the_readable_rows(finished: 
     assert_no_bug(report.stderr)
     assert report.stdout == ""  # nothing of the old summary printed before the damage is named
     readable = _readable(report.stderr)
-    assert f"physeval repair {run_dir}" in report.stderr and "--salvage" in report.stderr
+    if readable:
+        assert f"physeval repair {run_dir}" in report.stderr and "--salvage" in report.stderr
+    else:  # the header is gone: no row to keep, and the advice does not promise any
+        assert "nothing in it can be read" in report.stderr and "physeval repair" not in report.stderr
     salvaged = physeval_run(["export", str(run_dir), "--salvage"])
     assert salvaged.returncode == 0, salvaged.stderr
     lines = [json.loads(x) for x in (run_dir / "samples.salvaged.jsonl").read_text().splitlines()]
@@ -120,6 +123,17 @@ def test_export_stats_and_resume_name_it_and_repair_keeps_the_rows_for_the_resum
         assert resumed.returncode == 0, resumed.stderr
         assert len(server.requests) == 1 + 12 * SAMPLES - readable  # the preflight and the lost samples only
     assert rows_in(run_dir, "status = 'answered'") == 12 * SAMPLES
+
+
+def test_repair_of_a_file_with_nothing_readable_says_the_run_cannot_be_resumed(finished: Path,
+                                                                                 tmp_path: Path) -> None:
+    run_dir = _damaged_copy(finished, tmp_path, "header")
+    repaired = physeval_run(["repair", str(run_dir)])
+    assert repaired.returncode == 0, repaired.stderr
+    assert "0 rows kept" in repaired.stderr and "without a run record" in repaired.stderr
+    assert "cannot be resumed: start it again" in repaired.stderr and "--resume" not in repaired.stderr
+    resumed = physeval_run(["run", "--resume", str(run_dir), "--no-progress"])
+    assert resumed.returncode == 2 and "the record was lost with a damaged file" in resumed.stderr, resumed.stderr
 
 
 def test_resume_of_a_folder_without_a_run_record_is_refused(tmp_path: Path) -> None:

@@ -98,6 +98,9 @@ def damaged(path: Path | str, cause: str, rows_table: str | None, hint: str = ""
     checked = f"; integrity check: {problems[0]}" if problems and problems[0] != cause else ""
     more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
     rows = f"; {readable} rows are readable" if rows_table else ""
+    if rows_table and not readable:  # nothing to keep: the advice to keep rows would lead nowhere
+        hint = (f"nothing in it can be read: move it aside (`mv {path} {path}.damaged`, kept, not deleted) "
+                "and start again")
     return StoreDamaged(f"{path.name} is damaged ({cause}{checked}{more}){rows}", path=str(path), cause=cause,
                         hint=hint or f"move {path} aside (physeval then starts a new one)", readable=readable,
                         problems=problems)

@@ -76,6 +76,10 @@ def _cmd_repair(args: argparse.Namespace) -> int:
     if "run" in kept.meta_keys:
         _console.print(f"what to do: `physeval run --resume {escape(str(run_dir))}` asks again for the samples "
                        "that were lost (the kept ones are not asked again)")
+    else:
+        _console.print("what to do: without its run record the run cannot be resumed: start it again with its "
+                       f"options and `--out {escape(str(run_dir))}`; `physeval export {escape(str(run_dir))}` "
+                       "writes out what was kept")
     return EXIT_OK
 
 

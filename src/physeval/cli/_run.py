@@ -119,7 +119,8 @@ def _resolve_run(args: argparse.Namespace) -> tuple[str, str, Path | None, dict[
             meta, rows = store.run_meta(), store.count()
         if meta is None:  # e.g. a disk that filled as the run began: resuming would plan the defaults
             raise UserError(f"--resume {args.resume}: {Path(args.resume) / 'samples.sqlite'} holds no run record "
-                            f"({rows} sample rows; the run that made it stopped before recording what it runs), so "
+                            f"({rows} sample rows: the run that made it stopped before recording what it runs, or the "
+                            "record was lost with a damaged file), so "
                             "there is nothing to resume: start the run again with its options and `--out "
                             f"{args.resume}`, or remove the folder")
         stored = dict(meta.invocation)
