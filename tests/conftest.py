@@ -59,6 +59,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 shared.append((definition.scope != "session", f"{definition.baseid}::{name}"))
         if shared:
             item.add_marker(pytest.mark.xdist_group(min(shared)[1]))
+    _slow_scopes_first(items)
+
+
+def _scope(item: pytest.Item) -> str:
+    """The unit xdist's ``loadgroup`` hands a worker: the test's group, or the test alone."""
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return item.nodeid
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+
+
+def _slow_scopes_first(items: list[pytest.Item]) -> None:
+    """Every unit holding a ``slow`` test goes to the front (a stable sort: nothing else moves).
+
+    xdist hands out units in collection order, so a long test collected last kept one worker busy
+    while the other had finished: the longest jobs first, the short ones filling in after, ends
+    both workers together. Order changes no verdict (each test stands alone; a unit stays whole).
+    """
+    slow = {_scope(item) for item in items if item.get_closest_marker("slow") is not None}
+    items[:] = sorted(items, key=lambda item: _scope(item) not in slow)
 
 
 @pytest.fixture(autouse=True)
