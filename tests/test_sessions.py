@@ -78,16 +78,23 @@ import atexit, signal, sys
 sys.path.insert(0, {tests!r})
 from fixture_tasks import ArithmeticTask
 from physeval.tasks.registry import register_task
-from physeval.cli import console_main
+import physeval.cli as cli
 register_task(ArithmeticTask)
 
 def _teardown_waits_for_a_signal():
     print("teardown begins", file=sys.stderr, flush=True)
     signal.pause()
 
-atexit.register(_teardown_waits_for_a_signal)
+_main = cli.main
+
+def _main_then_a_slow_exit_handler():  # as the grading pool registers its shutdown during a run
+    status = _main()
+    atexit.register(_teardown_waits_for_a_signal)
+    return status
+
+cli.main = _main_then_a_slow_exit_handler
 sys.argv = ["physeval", *{argv!r}]
-console_main()
+cli.console_main()
 """
 
 
@@ -111,8 +118,46 @@ def test_ctrl_c_after_the_run_ended_keeps_its_exit_status(tmp_path: Path) -> Non
     err = "".join(seen) + rest
     assert child.returncode == 0, err
     assert_no_bug(err)
-    assert "interrupted after the command had ended; its exit status (0) stands" in err
+    assert "SIGINT after the command had ended; its exit status (0) stands" in err
     assert json.loads((run_dir / "summary.json").read_text())["complete"] is True
+
+
+_LATE_SIGNAL = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from fixture_tasks import ArithmeticTask
+from physeval.tasks.registry import register_task
+from physeval.cli import console_main
+register_task(ArithmeticTask)
+
+
+class _SignalledInTheLastTeardown:
+    \"\"\"Deleted when the interpreter clears this module, after every exit handler has run (when
+    Python has put its signal handlers back): the Ctrl-C a user sends at that moment.\"\"\"
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        sys.stderr.write("the last teardown went on after SIGINT\\n")
+        sys.stderr.flush()
+
+
+_late = _SignalledInTheLastTeardown()
+sys.argv = ["physeval", *{argv!r}]
+console_main()
+"""
+
+
+def test_a_signal_in_the_last_teardown_does_not_kill_a_finished_run(tmp_path: Path) -> None:
+    """Found from outside: SIGINT 0-10 ms after a numeric run's last line killed it by SIGINT (11 of
+    12 tries): after the exit handlers Python resets its handlers to the default."""
+    run_dir = tmp_path / "run"
+    with ScriptedServer(Held(10 ** 9), model="m") as server:
+        code = _LATE_SIGNAL.format(tests=str(TESTS), argv=arithmetic_run(server.base_url, run_dir, samples=1))
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD,
+                              check=False)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "the last teardown went on after SIGINT" in done.stderr
+    assert_no_bug(done.stderr)
 
 
 def test_the_installed_physeval_command_is_the_console_main() -> None:

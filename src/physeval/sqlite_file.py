@@ -100,7 +100,7 @@ def damaged(path: Path | str, cause: str, rows_table: str | None, hint: str = ""
     rows = f"; {readable} rows are readable" if rows_table else ""
     if rows_table and not readable:  # nothing to keep: the advice to keep rows would lead nowhere
         hint = (f"nothing in it can be read: move it aside (`mv {path} {path}.damaged`, kept, not deleted) "
-                "and start again")
+                f"and run the same command again into {path.parent}")
     return StoreDamaged(f"{path.name} is damaged ({cause}{checked}{more}){rows}", path=str(path), cause=cause,
                         hint=hint or f"move {path} aside (physeval then starts a new one)", readable=readable,
                         problems=problems)

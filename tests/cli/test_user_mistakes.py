@@ -279,18 +279,45 @@ reqrep.ClientRequest.write_bytes = _write_bytes_then_terminated
 """
 
 
-def test_sigterm_inside_a_request_task_stops_as_ctrl_c_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sigint", ["handled", "ignored"])
+def test_sigterm_inside_a_request_task_stops_as_ctrl_c_does(tmp_path: Path, sigint: str) -> None:
     """The signal handled inside a task physeval does not await itself (found by CI under load:
     SIGTERM landed in aiohttp's writer task, which then logged 'Task exception was never retrieved'
-    with a traceback): the run stops as on Ctrl-C, through the main task, with no traceback."""
+    with a traceback): the run stops as on Ctrl-C, through the main task, with no traceback. Also
+    when SIGINT is ignored, as in a shell's background job (where asyncio sets no Ctrl-C handler)."""
     (tmp_path / "waits.py").write_text(_TERM_INSIDE_A_REQUEST + _SLOW_TASK.format(block_load=False), encoding="utf-8")
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint == "ignored" else None
     with ScriptedServer(lambda request: Reply.text(r"\boxed{1\ \mathrm{m}}")) as server:
         done = physeval("run", "waits.py:Waits", "--model", "openai/m", "--base-url", server.base_url, "--out",
-                        "runs/w", "--max-connections", "1", "--no-progress", "--no-preflight", cwd=tmp_path)
+                        "runs/w", "--max-connections", "1", "--no-progress", "--no-preflight", cwd=tmp_path,
+                        preexec_fn=ignore)
     assert done.returncode == 143, done.stderr
     assert "terminated (SIGTERM): finished samples are kept" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr
     assert "RAISED IN AIOHTTP'S WRITER TASK" not in done.stderr  # the stop goes through the main task
+
+
+_OWN_SIGINT_HANDLER = """
+import signal, sys
+sys.path.insert(0, ".")
+from physeval.cli import main
+
+signal.signal(signal.SIGINT, lambda signum, frame: print("the caller's own Ctrl-C handler", file=sys.stderr))
+sys.exit(main({argv!r}))
+"""
+
+
+def test_sigterm_stops_main_called_by_a_program_with_its_own_ctrl_c_handler(tmp_path: Path) -> None:
+    """Found by review: SIGTERM routed through the installed SIGINT handler ran the caller's own
+    handler instead, and the run went on to exit 0."""
+    (tmp_path / "waits.py").write_text(_TERM_INSIDE_A_REQUEST + _SLOW_TASK.format(block_load=False), encoding="utf-8")
+    with ScriptedServer(lambda request: Reply.text(r"\boxed{1\ \mathrm{m}}")) as server:
+        argv = ["run", "waits.py:Waits", "--model", "openai/m", "--base-url", server.base_url, "--out", "runs/w",
+                "--max-connections", "1", "--no-progress", "--no-preflight"]
+        done = subprocess.run([sys.executable, "-c", _OWN_SIGINT_HANDLER.format(argv=argv)], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=HANG_GUARD, check=False)
+    assert done.returncode == 143, done.stderr
+    assert "the caller's own Ctrl-C handler" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"),

@@ -1,7 +1,12 @@
 """The shared grading pool: input order, serial = pool, and the last-resort timeout guard."""
 
+import logging
 import math
+import os
 import time
+from pathlib import Path
+
+import pytest
 
 from physeval.grading import pool
 
@@ -48,3 +53,17 @@ def test_a_hung_item_inside_a_group_is_found_and_only_it_times_out() -> None:
     results = pool.grade_many(time.sleep, [0, 60, 0, 0], processes=2, timeout=2.0, group=lambda _: "one reference",
                               on_timeout=lambda _: "timeout")
     assert results == [None, "timeout", None, None]
+
+
+def test_the_result_of_a_cancelled_submit_is_dropped_quietly(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A caller that gave up (Ctrl-C or SIGTERM mid-grading cancels the future it awaits) while the
+    worker still grades: its result is dropped, not set on the cancelled future (found from outside:
+    one 'exception calling callback ... InvalidStateError' traceback per grading in flight)."""
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    future = pool.submit(gate.read_text)  # the worker's job waits on the FIFO: an event, not a clock
+    assert future.cancel()
+    with caplog.at_level(logging.ERROR):
+        gate.write_text("done")  # opens when the worker reads: the job then ends
+        pool.shutdown()  # waits for the workers and the callbacks
+    assert not [r for r in caplog.records if "callback" in r.getMessage()], caplog.text

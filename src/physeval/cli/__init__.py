@@ -128,12 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def console_main() -> NoReturn:
     """The ``physeval`` console script: :func:`main`, then an exit a late Ctrl-C cannot change.
 
-    A Ctrl-C after the command has returned (while the grading workers stop) says the command had
-    ended and exits with its status, instead of killing a finished run by SIGINT (see
-    :mod:`physeval.cli._exit`).
+    A Ctrl-C or SIGTERM after the command has returned (while the grading workers stop) says the
+    command had ended and exits with its status, instead of killing a finished run by the signal
+    (see :mod:`physeval.cli._exit`).
     """
-    from physeval.cli._exit import exit_with
+    from physeval.cli._exit import exit_with, prepare_exit
 
+    prepare_exit()
     exit_with(main())
 
 

@@ -10,8 +10,8 @@ inside a library, and turns each into the line saying what to do:
 - a file or folder the command line named that is not there (or is not readable): that path;
 - a closed standard output (``physeval vary ... | head``): no message at all, as Unix tools
   stop, with the status a process killed by SIGPIPE has (141);
-- SIGTERM: raised as :class:`Terminated`, a ``KeyboardInterrupt``, so a command stops exactly
-  as on Ctrl-C (a run prints its resume line), with status 143 (128 + SIGTERM).
+- SIGTERM: stops a command exactly as Ctrl-C does (a run prints its resume line), with status
+  143 (128 + SIGTERM): :mod:`physeval.interrupts`.
 
 Everything else stays a bug: the traceback and exit status 1.
 """
@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+
+from physeval.interrupts import Terminated, sigterm_as_interrupt
 
 __all__ = ["OPTIONAL_MODULES", "Terminated", "user_error_for", "stdout_is_closed", "rich_saw_a_broken_pipe",
-           "quiet_broken_pipe", "sigterm_as_interrupt", "sigterm_received"]
+           "quiet_broken_pipe", "sigterm_as_interrupt"]
 
 OPTIONAL_MODULES: dict[str, str] = {
     "pyarrow": "parquet",
@@ -46,10 +44,6 @@ OPTIONAL_MODULES: dict[str, str] = {
     "uvicorn": "serve",
 }
 """Top-level module -> the extra of ``pyproject.toml`` that installs it (a test checks both sides)."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt``, so every command stops as on Ctrl-C."""
 
 
 def user_error_for(exc: BaseException, argv: Sequence[str]) -> str | None:
@@ -151,47 +145,3 @@ def quiet_broken_pipe() -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
-
-
-_SIGTERM_SEEN = threading.Event()
-
-
-def sigterm_received() -> bool:
-    """Whether a SIGTERM arrived inside the current :func:`sigterm_as_interrupt` (its status is 143)."""
-    return _SIGTERM_SEEN.is_set()
-
-
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM stops a command as Ctrl-C does (once; a second SIGTERM kills as usual).
-
-    It takes Ctrl-C's own road: inside ``asyncio.run`` the runner's SIGINT handler cancels the main
-    task, which stops cleanly (rows kept, no task left with an exception nobody reads) and comes
-    out as ``KeyboardInterrupt``; elsewhere :class:`Terminated` is raised where the program is.
-    Either way the command's status is 143 (:func:`sigterm_received`). Raising inside whatever
-    frame was running, as before, could land in one of aiohttp's writer tasks, which then logged
-    "Task exception was never retrieved" with a traceback on the user's terminal.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _SIGTERM_SEEN.clear()
-
-    def handler(signum: int, frame: Any) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _SIGTERM_SEEN.set()
-        on_interrupt = signal.getsignal(signal.SIGINT)
-        if callable(on_interrupt) and on_interrupt is not signal.default_int_handler:
-            on_interrupt(signal.SIGINT, frame)  # asyncio's runner: cancel the main task, stop as on Ctrl-C
-            return
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    except KeyboardInterrupt as exc:
-        if _SIGTERM_SEEN.is_set() and not isinstance(exc, Terminated):
-            raise Terminated() from exc
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, previous)

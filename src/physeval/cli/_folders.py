@@ -77,9 +77,9 @@ def _cmd_repair(args: argparse.Namespace) -> int:
         _console.print(f"what to do: `physeval run --resume {escape(str(run_dir))}` asks again for the samples "
                        "that were lost (the kept ones are not asked again)")
     else:
+        kept_rows = f"; `physeval export {escape(str(run_dir))}` writes out the kept rows" if kept.rows else ""
         _console.print("what to do: without its run record the run cannot be resumed: start it again with its "
-                       f"options and `--out {escape(str(run_dir))}`; `physeval export {escape(str(run_dir))}` "
-                       "writes out what was kept")
+                       f"options and `--out {escape(str(run_dir))}`{kept_rows}")
     return EXIT_OK
 
 

@@ -10,7 +10,6 @@ kept as they are. Each regrade is recorded in the run (``summary.json``'s proven
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from physeval.flow.execute import grade_rows
 from physeval.flow.plan import load_problems
 from physeval.flow.record import PLAN_META, jsonable, task_options_of
 from physeval.flow.summarise import summarise_run
+from physeval.interrupts import run_stoppable
 from physeval.problems import Problem, with_ids
 from physeval.provenance import utc_iso
 from physeval.run_lock import hold_run_folder
@@ -88,8 +88,8 @@ def _regrade(source: Path, out: str | Path | None, task_options: dict[str, Any] 
         jobs.append((row.cleared(), problem))
     preflight = getattr(task, "preflight", None)
     if jobs and preflight is not None:  # a broken sandbox or a dead judge stops here, before any row is rewritten
-        asyncio.run(preflight())
-    graded = asyncio.run(grade_rows(task, jobs, target, concurrency=concurrency))
+        run_stoppable(preflight())
+    graded = run_stoppable(grade_rows(task, jobs, target, concurrency=concurrency))
     changed = sum(1 for r in graded if before.get(r.key) != (r.correct, r.outcome))
     with RunStore(target) as store:
         if out:

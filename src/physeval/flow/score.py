@@ -8,7 +8,6 @@ that problem out.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from physeval.flow.plan import load_problems, report_load
 from physeval.flow.record import default_run_dir, record_rows, record_run
 from physeval.flow.summarise import summarise_run
 from physeval.imports import ForeignResponses
+from physeval.interrupts import run_stoppable
 from physeval.plan import Plan
 from physeval.problems import Problem, with_ids
 from physeval.responses import read_any_responses
@@ -116,7 +116,7 @@ def score_responses(
     # fullest response set (sample indices 0..K-1). What it lacks makes the run incomplete (exit 3).
     plan = Plan.of((k for k in problems if k[0] in seen_ids), samples)
     with hold_run_folder(run_dir, "score"):  # one writer: the grading's files, the rows, the summary
-        rows = asyncio.run(grade_rows(task_obj, jobs, run_dir))
+        rows = run_stoppable(grade_rows(task_obj, jobs, run_dir))
         with RunStore(run_dir) as store:
             record_run(store, task_obj, model=model_label, config={"mode": "score"}, plan=plan)
             record_rows(store, [*rows, *failed])

@@ -12,7 +12,6 @@ in the same ``summary.json`` and can be called from a notebook (``physeval.evalu
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from physeval.flow.execute import RunResult, execute
 from physeval.flow.plan import plan_run, report_load
 from physeval.flow.record import check_run_dir, default_run_dir, record_run, run_settings
 from physeval.flow.summarise import summarise, summarise_run
+from physeval.interrupts import run_stoppable
 from physeval.models.base import Model
 from physeval.models.spec import model_from_spec
 from physeval.problems import Problem
@@ -141,7 +141,7 @@ def run(spec: RunSpec) -> tuple[RunSummary, RunResult]:
                     if close is not None:
                         await close()
 
-            result = asyncio.run(go())
+            result = run_stoppable(go())
         # 4. summarise
         summary = _summary_after(task, run_dir, model_label, config.to_dict(), result)
     return summary, result

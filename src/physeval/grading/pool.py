@@ -213,6 +213,14 @@ def submit(fn: Callable[..., R], *args: Any) -> concurrent.futures.Future[R]:
         _, inner = pool.submit(fn, *args)
 
         def done(f: concurrent.futures.Future[R]) -> None:
+            if outer.done():  # the caller cancelled it (Ctrl-C, SIGTERM): nobody waits for the result
+                return
+            try:
+                settle(f)
+            except concurrent.futures.InvalidStateError:  # cancelled between the check and the setting
+                pass
+
+        def settle(f: concurrent.futures.Future[R]) -> None:
             if f.cancelled() or isinstance(f.exception(), BrokenProcessPool):
                 try:
                     pool.check_workers_started()

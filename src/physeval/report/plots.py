@@ -33,7 +33,7 @@ REASON_COLOURS = {
     "ambiguous": "#6A1B9A", "no_answer": "#9E9E9E", "undecided": "#795548", "timeout": "#5D4037",
     "cut_off": "#F9A825", "no_code": "#BDBDBD", "sandbox_error": "#37474F", "render_timeout": "#5D4037",
     "runtime_error": "#D84315", "no_video": "#FF8A65", "not_playable": "#FFB74D", "not_judged": "#90A4AE",
-    "judge_unreadable": "#4A148C", "judged_wrong": "#C62828", "ungraded": "#BDBDBD", "grader_error": "#000000",
+    "judge_unreadable": "#4A148C", "judged_wrong": "#C62828", "ungraded": "#78909C", "grader_error": "#000000",
     "request_error": "#455A64",
 }
 

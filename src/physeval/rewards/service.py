@@ -366,6 +366,7 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
         from physeval.errors import UserError
 
         raise UserError("physeval serve needs the serve extra: pip install 'physeval[serve]'") from exc
+    sandbox = _checked_sandbox(options)  # before the port opens: nothing connects to a service that cannot start
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -380,11 +381,6 @@ def serve(options: ServiceOptions, *, host: str = "127.0.0.1", port: int = 8000,
         raise UserError(f"port {port} on {host} is already in use{why}: pass --port N for another port, "
                         "or --port 0 for any free one") from None
     sock.listen(4096)
-    try:
-        sandbox = _checked_sandbox(options)
-    except BaseException:
-        sock.close()
-        raise
     bound = sock.getsockname()[1]
     print(f"physeval serve: listening on http://{host}:{bound} (track {options.track}, executor {options.executor})",
           file=sys.stderr, flush=True)

@@ -21,7 +21,6 @@ the whole set.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from physeval.errors import OptionError, UserError
+from physeval.interrupts import run_stoppable
 from physeval.models.base import Model
 from physeval.run_lock import hold_run_folder
 from physeval.scene_builder.calls import JsonCaller, Role
@@ -195,7 +195,7 @@ def run_build(out: str | Path, options: BuildOptions, models: BuildModels, *,
     ``cache`` is a :class:`~physeval.cache.ResponseCache`, ``None`` (no cache) or ``"default"`` (the
     user's); ``invocation`` (the command line's options) is recorded once the settings are accepted.
     """
-    return asyncio.run(run_build_async(out, options, models, stages=stages, progress=progress, cache=cache,
+    return run_stoppable(run_build_async(out, options, models, stages=stages, progress=progress, cache=cache,
                                        console=console, invocation=invocation))
 
 
