@@ -20,7 +20,7 @@ from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["Terminated", "run_stoppable", "sigterm_as_interrupt"]
+__all__ = ["Terminated", "interrupted_status", "run_stoppable", "sigterm_as_interrupt"]
 
 T = TypeVar("T")
 _MARK = "_physeval_stops_as_ctrl_c"
@@ -28,6 +28,12 @@ _MARK = "_physeval_stops_as_ctrl_c"
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt``, so every command stops as on Ctrl-C."""
+
+
+def interrupted_status(exc: BaseException) -> int:
+    """The exit status of a command stopped by ``exc``: 143 for SIGTERM (:class:`Terminated`), else 130
+    (Ctrl-C): 128 + the signal, as a shell reports it."""
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
 @contextmanager

@@ -41,6 +41,6 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 def interrupted_status(exc: BaseException) -> int:
     """130 for Ctrl-C, 143 for SIGTERM (raised as ``Terminated``, a ``KeyboardInterrupt``)."""
-    from physeval.interrupts import Terminated
+    from physeval.interrupts import interrupted_status as status
 
-    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    return status(exc)

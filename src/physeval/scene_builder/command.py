@@ -177,12 +177,12 @@ def _cmd_scenes(args: argparse.Namespace) -> int:
         result = run_build(args.out, options, models, stages=args.stage, cache=cache, console=console,
                            progress=not args.no_progress and sys.stderr.isatty(), invocation=values)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (raised as Terminated), as physeval run answers them
-        from physeval.interrupts import Terminated
+        from physeval.interrupts import Terminated, interrupted_status
 
-        terminated = isinstance(exc, Terminated)
-        console.print(f"[yellow]{'terminated (SIGTERM)' if terminated else 'interrupted'}[/]: finished records are "
-                      f"kept; rerun the same command to continue ({escape(args.out)})")
-        return 143 if terminated else 130  # 128 + the signal, as the shell reports it
+        how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        console.print(f"[yellow]{how}[/]: finished records are kept; rerun the same command to continue "
+                      f"({escape(args.out)})")
+        return interrupted_status(exc)
     for report in result.reports:
         requests = result.requests.get(report.stage, 0) + _extra(result, report.stage, "requests")
         hits = result.cache_hits.get(report.stage, 0) + _extra(result, report.stage, "cache_hits")
