@@ -25,6 +25,7 @@ from _run_folder import (
     rows_in,
     wait_for,
 )
+from physeval.sqlite_file import readable_rows
 from physeval.store import RunStore
 from physeval.testing import ScriptedServer
 
@@ -101,6 +102,26 @@ def test_report_names_the_damage_and_salvage_writes_the_readable_rows(finished: 
     for line in lines:  # every salvaged row is the row that was written
         original = originals[json.dumps([line["problem_id"], line["variant"], line["sample"]])]
         assert line["completion"] == original.completion and line["correct"] == original.correct
+
+
+def test_the_readable_rows_of_a_file_cut_anywhere_are_each_read_once(finished: Path, tmp_path: Path) -> None:
+    """Cut at many byte offsets (not page-aligned, as a full disk or a copy cut short leaves it): the
+    scan ends with rows in rowid order, each the row that was written, none twice. A damaged page once
+    answered a lookup with a rowid behind the one asked for and the scan looped for the whole hang guard."""
+    with RunStore(finished) as store:
+        originals = [(r.key, r.completion) for r in store.rows()]
+    whole = (finished / "samples.sqlite").read_bytes()
+    cut = tmp_path / "samples.sqlite"
+    for size in range(4096, len(whole), 997):
+        cut.write_bytes(whole[:size])
+        read: list[tuple[object, ...]] = []
+        for row in readable_rows(cut, "samples", ("problem_id", "variant", "sample", "completion")):
+            read.append(row)
+            assert len(read) <= len(originals), f"cut at {size}: more rows than were written"
+        keys = [json.dumps(list(r[:3])) for r in read]
+        assert len(set(keys)) == len(keys), f"cut at {size}: a row read twice"
+        written = {json.dumps(list(key)): completion for key, completion in originals}
+        assert all(written[k] == r[3] for k, r in zip(keys, read, strict=True)), f"cut at {size}"
 
 
 def test_export_stats_and_resume_name_it_and_repair_keeps_the_rows_for_the_resume(finished: Path,

@@ -16,9 +16,12 @@ of :attr:`SQLiteFile.rows_table` that can still be read have been counted
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
+import shutil
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -142,11 +145,66 @@ def readable_rows(path: Path | str, table: str | None, columns: Sequence[str] = 
 
     A read that fails mid-table resumes past the failing rowid, probing further ahead in doubling
     steps, so rows on intact pages after a damaged one are still found. Nothing is written.
+    Every step moves forward: a damaged page can answer a lookup with a rowid behind the one asked
+    for (a truncated file answered ``rowid >= 17`` with 0), which counts as a failed lookup, so the
+    scan always ends and never yields a row twice. A file whose last page was cut short is read
+    from a copy of its whole pages (:func:`_whole_pages`), so no row comes back with a zeroed end.
     """
     if not table:
         return
+    with _whole_pages(Path(path)) as readable:
+        yield from _scan(readable, table, columns)
+
+
+@contextlib.contextmanager
+def _whole_pages(path: Path) -> Iterator[Path]:
+    """``path``, or a temporary copy of its whole pages when its last page was cut short.
+
+    SQLite reads a page cut short by a truncation as if its missing bytes were zeros, so a row on
+    it comes back the same length with its end zeroed (found in a completion cut at 27,027
+    bytes). Reading from a copy that stops at the last whole page loses that row instead of
+    returning it wrong. The ``-wal`` file, if any, is copied along; the file itself is not touched.
+    """
     try:
-        db = _open_for_reading(Path(path))
+        with path.open("rb") as fh:
+            header = fh.read(100)
+        size = path.stat().st_size
+    except OSError:
+        yield path
+        return
+    page = int.from_bytes(header[16:18], "big") if header.startswith(b"SQLite format 3\x00") else 0
+    page = 65536 if page == 1 else page
+    if page < 512 or page & (page - 1) or size % page == 0:  # no readable page size, or nothing cut short
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="physeval-salvage-") as tmp:
+        copy = Path(tmp) / path.name
+        try:
+            with path.open("rb") as src, copy.open("wb") as dst:
+                _copy_bytes(src, dst, size - size % page)
+            wal = path.with_name(path.name + "-wal")
+            if wal.exists():
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+        except OSError:  # no room for the copy: read the file as it is
+            yield path
+            return
+        yield copy
+
+
+def _copy_bytes(src: Any, dst: Any, count: int, chunk: int = 1 << 20) -> None:
+    """Copy the first ``count`` bytes of ``src`` to ``dst``."""
+    while count > 0:
+        data = src.read(min(chunk, count))
+        if not data:
+            return
+        dst.write(data)
+        count -= len(data)
+
+
+def _scan(path: Path, table: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+    """:func:`readable_rows` of a file whose pages are whole."""
+    try:
+        db = _open_for_reading(path)
     except sqlite3.Error:
         return
     sql = f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? ORDER BY rowid"
@@ -178,7 +236,14 @@ def _first_rowid(db: sqlite3.Connection, table: str, after: int) -> int | None:
         row = db.execute(f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1", (after,)).fetchone()
     except sqlite3.Error:
         return None
-    return None if row is None else int(row[0])
+    return _past(row, after)
+
+
+def _past(row: Any, after: int) -> int | None:
+    """The rowid a lookup for rowids past ``after`` answered, or None (none, or one a damaged page put behind)."""
+    if row is None or not isinstance(row[0], int) or row[0] <= after:
+        return None
+    return int(row[0])
 
 
 def _next_readable(db: sqlite3.Connection, table: str, after: int) -> int | None:
@@ -191,7 +256,12 @@ def _next_readable(db: sqlite3.Connection, table: str, after: int) -> int | None
         except sqlite3.Error:
             step *= 2
             continue
-        return None if row is None else int(row[0])
+        if row is None:
+            return None
+        found = _past(row, after)
+        if found is not None:
+            return found
+        step *= 2  # a rowid behind the one asked for: that lookup went through damage too
     return None
 
 
