@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import signal
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -122,6 +123,62 @@ def test_the_readable_rows_of_a_file_cut_anywhere_are_each_read_once(finished: P
         assert len(set(keys)) == len(keys), f"cut at {size}: a row read twice"
         written = {json.dumps(list(key)): completion for key, completion in originals}
         assert all(written[k] == r[3] for k, r in zip(keys, read, strict=True)), f"cut at {size}"
+
+
+def _zero_inside_a_row(db: Path) -> None:
+    """One byte inside the first row's messages JSON zeroed: SQLite reads the page without an error."""
+    data = bytearray(db.read_bytes())
+    at = data.index(b'[{"role"')
+    data[at + 2] = 0
+    db.write_bytes(bytes(data))
+
+
+def _meta_page_over_the_samples_root(db: Path) -> None:
+    """The meta table's root page copied over the samples table's: the samples table now holds the
+    meta rows (a key, a JSON text), which SQLite reads as sample rows with NULL in the other columns."""
+    with sqlite3.connect(db) as conn:
+        roots = dict(conn.execute("SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").fetchall())
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(db.read_bytes())
+    meta, samples = (roots[name] - 1 for name in ("meta", "samples"))
+    data[samples * page_size:(samples + 1) * page_size] = data[meta * page_size:(meta + 1) * page_size]
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [_zero_inside_a_row, _meta_page_over_the_samples_root],
+                         ids=["zeroed-inside-a-row", "meta-page-over-samples"])
+def test_rows_that_are_not_what_was_written_are_named_as_damage(finished: Path, tmp_path: Path,
+                                                                damage: Callable[[Path], None]) -> None:
+    """Damage SQLite reads without an error (it keeps no checksum of a row's content) ended in a
+    traceback, "a bug in physeval", from every command: a JSON column that no longer decodes, a key of
+    NULLs read from another table's page. Each is now the damage message (exit 5), salvage and repair
+    leave such rows out, and the resume asks again only for what was lost."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(finished, run_dir)
+    damage(run_dir / "samples.sqlite")
+    with ScriptedServer(Held(10 ** 9), model="m") as server:
+        for argv in (["report", str(run_dir)], ["export", str(run_dir)],
+                     ["stats", "sample-efficiency", str(run_dir), str(finished)],
+                     ["run", "--resume", str(run_dir), "--no-progress"]):
+            done = physeval_run(argv)
+            assert_no_bug(done.stderr)
+            assert done.returncode == EXIT_STORAGE, (argv, done.stderr)
+            assert "samples.sqlite is damaged" in done.stderr and "cannot be decoded" in done.stderr, done.stderr
+        salvaged = physeval_run(["export", str(run_dir), "--salvage"])
+        assert_no_bug(salvaged.stderr)
+        assert salvaged.returncode == 0 and "could not be decoded" in salvaged.stdout + salvaged.stderr
+        kept = len((run_dir / "samples.salvaged.jsonl").read_text().splitlines())
+        assert kept < 12 * SAMPLES
+        repaired = physeval_run(["repair", str(run_dir)])
+        assert_no_bug(repaired.stderr)
+        assert repaired.returncode == 0 and f"repaired: {kept} rows kept" in repaired.stderr, repaired.stderr
+        assert "with its run record" in repaired.stderr
+        resumed = physeval_run(["run", "--resume", str(run_dir), "--base-url", server.base_url, "--force",
+                                "--no-progress"])
+        assert resumed.returncode == 0, resumed.stderr
+        assert len(server.requests) == 1 + 12 * SAMPLES - kept
+    assert rows_in(run_dir, "status = 'answered'") == 12 * SAMPLES
 
 
 def test_export_stats_and_resume_name_it_and_repair_keeps_the_rows_for_the_resume(finished: Path,

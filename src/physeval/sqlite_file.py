@@ -110,11 +110,15 @@ def damaged(path: Path | str, cause: str, rows_table: str | None, hint: str = ""
 
 
 def _open_for_reading(path: Path) -> sqlite3.Connection:
-    """A connection that writes nothing: read-only when SQLite can, else a plain one (no schema made).
+    """A connection that changes no data: read-only when SQLite can, else a plain one (no schema made).
 
     The read-only one reads a truncated file as far as it goes (``writable_schema`` lets SQLite take
     the file's size instead of refusing a header that promises more pages; nothing can be written).
+    A missing file is an error, never created. (SQLite may leave an empty ``-wal`` and ``-shm``
+    beside a file in WAL mode: its shared-memory index, not data.)
     """
+    if not path.is_file():
+        raise sqlite3.OperationalError(f"unable to open database file: {path} is not a file")
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
         db.execute("PRAGMA writable_schema=ON")
@@ -144,7 +148,7 @@ def readable_rows(path: Path | str, table: str | None, columns: Sequence[str] = 
     """Every row of ``table`` in ``path`` that SQLite can still read, in rowid order, skipping damage.
 
     A read that fails mid-table resumes past the failing rowid, probing further ahead in doubling
-    steps, so rows on intact pages after a damaged one are still found. Nothing is written.
+    steps, so rows on intact pages after a damaged one are still found. No data is changed.
     Every step moves forward: a damaged page can answer a lookup with a rowid behind the one asked
     for (a truncated file answered ``rowid >= 17`` with 0), which counts as a failed lookup, so the
     scan always ends and never yields a row twice. A file whose last page was cut short is read
@@ -369,6 +373,19 @@ class SQLiteFile:
         self._write("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value)))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
-        """The JSON value stored under ``key``, or ``default``."""
+        """The JSON value stored under ``key``, or ``default``; one that no longer decodes is damage."""
         rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
+        if not rows:
+            return default
+        try:
+            return json.loads(rows[0][0])
+        except (TypeError, ValueError) as exc:
+            raise self.undecodable(f"meta {key!r}", exc) from exc
+
+    def undecodable(self, what: str, exc: BaseException) -> StoreDamaged:
+        """The :class:`StoreDamaged` for a value SQLite returned but that is not what physeval wrote.
+
+        SQLite keeps no checksum of a row's content: a page overwritten inside a row's data (a
+        zeroed block, a page copied over another) reads without an error, and is found here.
+        """
+        return damaged(self.path, f"{what} cannot be decoded: {exc}", self.rows_table, self.damage_hint())

@@ -294,7 +294,13 @@ class RunStore(SQLiteFile):
         if status:
             sql += " WHERE status = ?"
             args = (status,)
-        return {(p, v, int(s)) for p, v, s in self._read(sql, args)}
+        keys = set()
+        for values in self._read(sql, args):
+            try:
+                keys.add(_key(values))
+            except ValueError as exc:
+                raise self.undecodable("a row's key", exc) from exc
+        return keys
 
     def rows(self) -> list[SampleRow]:
         """Every row, sorted by key (numeric ids in numeric order)."""
@@ -303,7 +309,11 @@ class RunStore(SQLiteFile):
     def iter_rows(self) -> Iterator[SampleRow]:
         """Every row in storage order."""
         for values in self._read(f"SELECT {', '.join(_COLUMNS)} FROM samples"):
-            yield _decode(values)
+            try:
+                row = _decode(values)
+            except (TypeError, ValueError) as exc:
+                raise self.undecodable("a row", exc) from exc
+            yield row
 
     def count(self) -> int:
         """Number of stored rows."""
@@ -348,7 +358,7 @@ def repair(run_dir: str | Path) -> Repair:
     run_dir = Path(run_dir)
     db = run_dir / DB_NAME
     rows, undecodable = RunStore.salvage(run_dir)
-    meta = {str(k): str(v) for k, v in readable_rows(db, "meta", ("key", "value"))}
+    meta = {k: v for k, v in readable_rows(db, "meta", ("key", "value")) if _meta_record(k, v)}
     aside = db.with_name(f"{DB_NAME}.damaged-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}")
     for suffix in ("", "-wal", "-shm"):
         if Path(f"{db}{suffix}").exists():
@@ -381,8 +391,43 @@ def export_rows(rows: Iterable[SampleRow], path: str | Path, fmt: str = "jsonl")
     return path
 
 
+def _meta_record(key: Any, value: Any) -> bool:
+    """Whether (key, value) read from a damaged file's meta table is one physeval wrote (text, JSON)."""
+    if not (isinstance(key, str) and isinstance(value, str)):
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _key(values: Iterable[Any]) -> tuple[str, str, int]:
+    """(problem id, variant, sample) of a stored row; ValueError when it is not (text, text, integer)."""
+    problem_id, variant, sample = values
+    if not (isinstance(problem_id, str) and isinstance(variant, str) and isinstance(sample, int)):
+        shown = repr((problem_id, variant, sample))
+        shown = shown if len(shown) <= 80 else f"{shown[:80]}..."
+        raise ValueError(f"key {shown} is not (text, text, integer)")
+    return problem_id, variant, sample
+
+
+_TYPED = {"status": str, "messages": str, "attempts": int, "cached": int, "created_at": str}
+"""The columns physeval writes NOT NULL, and their types: a row read with another is damaged."""
+
+
 def _decode(values: Iterable[Any]) -> SampleRow:
-    data = dict(zip(_COLUMNS, values))
+    """A stored row as a :class:`SampleRow`; ValueError (or TypeError) when it is not a row physeval wrote.
+
+    SQLite returns whatever a damaged page holds where the row was (a key of NULLs, another table's
+    rows, a JSON column with a zeroed end); each is refused here, so a salvage or a repair keeps
+    only rows physeval could have written.
+    """
+    data = dict(zip(_COLUMNS, values, strict=True))
+    _key((data["problem_id"], data["variant"], data["sample"]))
+    for name, kind in _TYPED.items():
+        if not isinstance(data[name], kind):
+            raise ValueError(f"column {name} holds {type(data[name]).__name__}, not {kind.__name__}")
     for name in _JSON_COLUMNS:
         data[name] = json.loads(data[name]) if data[name] is not None else ({} if name != "messages" else [])
     if data["correct"] is not None:
