@@ -126,11 +126,21 @@ def test_the_readable_rows_of_a_file_cut_anywhere_are_each_read_once(finished: P
 
 
 def _zero_inside_a_row(db: Path) -> None:
-    """One byte inside the first row's messages JSON zeroed: SQLite reads the page without an error."""
-    data = bytearray(db.read_bytes())
-    at = data.index(b'[{"role"')
-    data[at + 2] = 0
-    db.write_bytes(bytes(data))
+    """One byte inside a row's messages JSON zeroed: SQLite reads the page without an error.
+
+    The first copy of the bytes in the file that belongs to a stored row (a stale copy in a page's
+    free space would damage nothing): the copies are tried in file order until one row no longer decodes.
+    """
+    whole = db.read_bytes()
+    at = -1
+    while True:
+        at = whole.index(b'[{"role"', at + 1)
+        db.write_bytes(whole[:at + 2] + b"\x00" + whole[at + 3:])
+        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as conn:
+            broken = sum(1 for (text,) in conn.execute("SELECT messages FROM samples") if "\x00" in text)
+        conn.close()
+        if broken:
+            return
 
 
 def _meta_page_over_the_samples_root(db: Path) -> None:
