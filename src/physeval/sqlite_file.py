@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -184,8 +185,8 @@ def _whole_pages(path: Path) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="physeval-salvage-") as tmp:
         copy = Path(tmp) / path.name
         try:
-            with path.open("rb") as src, copy.open("wb") as dst:
-                _copy_bytes(src, dst, size - size % page)
+            shutil.copyfile(path, copy)
+            os.truncate(copy, size - size % page)
             wal = path.with_name(path.name + "-wal")
             if wal.exists():
                 shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
@@ -193,16 +194,6 @@ def _whole_pages(path: Path) -> Iterator[Path]:
             yield path
             return
         yield copy
-
-
-def _copy_bytes(src: Any, dst: Any, count: int, chunk: int = 1 << 20) -> None:
-    """Copy the first ``count`` bytes of ``src`` to ``dst``."""
-    while count > 0:
-        data = src.read(min(chunk, count))
-        if not data:
-            return
-        dst.write(data)
-        count -= len(data)
 
 
 def _scan(path: Path, table: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
