@@ -104,6 +104,7 @@ _INSTRUCTION = re.compile(
     r"[(（]\s*(?:结果|Results?\s+should)(?P<body>[^()（）]*?(?:\([^()]*\)[^()（）]*?)*)[)）]\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+_INSTRUCTION_HEAD = re.compile(r"[(（]\s*(?:结果|Results?\s+should)", re.IGNORECASE)
 _INSTRUCTION_LOOSE = re.compile(
     r"(?:结果|Results?\s+should\s+be)(?P<body>.{0,300}?(?:有效数字|significant\s+figures?|位小数|decimal))",
     re.IGNORECASE | re.DOTALL,
@@ -117,6 +118,43 @@ _SIG_EN = re.compile(r"(\d+)\s*significant\s+(?:figures?|digits?)", re.IGNORECAS
 _LEADING_SPACE = re.compile(r"^\\[;,: ]\s*")
 _DOUBLED = re.compile(r"(\w+)\*\1")
 _SCI = re.compile(r"科学计数法|scientific\s+notation", re.IGNORECASE)
+
+
+def _instruction(tail: str) -> str | None:
+    """``_INSTRUCTION.search(tail).group(0)``, found by walking back from the closing bracket.
+
+    The instruction closes the text (``[)）]\\s*$``) and its body holds no bracket but balanced
+    ASCII ``(...)`` groups with no ASCII parenthesis inside, so walking back from the last
+    bracket over those groups checks the whole body and leaves one possible opening: the first
+    unpaired ``(`` or ``（``, which must then begin with ``结果`` or ``Results should``
+    (``_INSTRUCTION_HEAD``). The regex's lazy body costs a microsecond a question; the walk is a
+    few ``rfind`` calls. ``tests/answers/test_required_format.py`` holds the two equal.
+    """
+    end = len(tail.rstrip()) - 1
+    if end < 0 or tail[end] not in ")）":
+        return None
+    pos = end
+    while True:
+        i = _last_of(tail, "()（）", pos)
+        if i < 0 or tail[i] == "）":
+            return None
+        if tail[i] != ")":
+            return tail[i:] if _INSTRUCTION_HEAD.match(tail, i) else None
+        opening = _last_of(tail, "()", i)  # the group's "(": its nearest ASCII parenthesis
+        if opening < 0 or tail[opening] == ")":
+            return None
+        pos = opening
+
+
+def _last_of(text: str, chars: str, end: int) -> int:
+    """The last index before ``end`` holding one of ``chars`` (``-1`` if none): each later ``rfind``
+    searches only past the best index so far, so the tail is scanned about once."""
+    best = -1
+    for char in chars:
+        found = text.rfind(char, best + 1, end)
+        if found > best:
+            best = found
+    return best
 
 
 def _clean_required_unit(raw: str) -> str | None:
@@ -138,20 +176,34 @@ def required_format(question: str) -> RequiredFormat:
     if not question:
         return RequiredFormat()
     tail = question[-600:]
-    match = _INSTRUCTION.search(tail) or _INSTRUCTION_LOOSE.search(tail)
-    if match is None:
-        return RequiredFormat(unit=stated_unit(question))
-    body = match.group(0)
-    unit_match = _UNIT_ZH.search(body) or _UNIT_EN.search(body)
-    if unit_match is None:
-        unit_match = _UNIT_ZH_PLAIN.search(body) or _UNIT_EN_PLAIN.search(body)
+    body = _instruction(tail)
+    if body is None:
+        loose = _INSTRUCTION_LOOSE.search(tail)
+        if loose is None:
+            return RequiredFormat(unit=stated_unit(question))
+        body = loose.group(0)
+    unit_match = _unit_phrase(body)
     unit = _clean_required_unit(unit_match.group("u")) if unit_match else None
     if unit is None:
         unit = stated_unit(question)  # "Give the answer in km/s", "(in km/s)", "单位：km/s", ...
-    sig = _SIG_ZH.search(body) or _SIG_EN.search(body)
+    sig = (_SIG_ZH.search(body) if "有效数字" in body else None) or _SIG_EN.search(body)
     return RequiredFormat(
         unit=unit,
         sig_figs=int(sig.group(1)) if sig else None,
-        scientific=bool(_SCI.search(body)),
+        scientific="科学计数法" in body or _SCI.search(body) is not None,
         instruction=body.strip(),
     )
+
+
+def _unit_phrase(body: str) -> re.Match[str] | None:
+    """The instruction's unit phrase: the first of ``_UNIT_ZH``, ``_UNIT_EN``, ``_UNIT_ZH_PLAIN``,
+    ``_UNIT_EN_PLAIN`` that matches, each tried only when ``body`` holds the text it cannot match
+    without (``为单位``; ``of`` in any case: no character but ``O``/``F`` matches ``o``/``f`` under
+    ``re.IGNORECASE``; a ``$``), so a body is searched once or twice, not four times."""
+    zh = "为单位" in body
+    en = "of" in body.lower()
+    math = "$" in body
+    found = (_UNIT_ZH.search(body) if zh and math else None) or (_UNIT_EN.search(body) if en and math else None)
+    if found is None:
+        found = (_UNIT_ZH_PLAIN.search(body) if zh else None) or (_UNIT_EN_PLAIN.search(body) if en else None)
+    return found
