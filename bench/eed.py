@@ -38,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -238,7 +239,8 @@ def official(pairs: list[tuple[str, str]], python: str, checkout: Path,
     pin = _one_core() if shards == 1 else []
     procs = [subprocess.Popen([*pin, python, "-c", _OFFICIAL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env, cwd=str(checkout)) for _ in chunks]
-    outputs = [p.communicate(json.dumps(c)) for p, c in zip(procs, chunks)]
+    with ThreadPoolExecutor(max_workers=len(procs)) as threads:  # one communicate() each: the shards run at once
+        outputs = list(threads.map(lambda pc: pc[0].communicate(json.dumps(pc[1])), zip(procs, chunks)))
     wall = time.perf_counter() - start
     merged: list[list[Any]] = [[]] * len(pairs)
     cpu = 0.0
