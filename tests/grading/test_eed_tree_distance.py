@@ -10,7 +10,7 @@ cost, or match the two rightmost trees), in exact fractions, memoised, on small 
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -64,7 +64,7 @@ def _whole(size: int, scoring: EEDScoring) -> Fraction:
 def _by_definition(a: Node, b: Node, scoring: EEDScoring = PUBLISHED) -> Fraction:
     """The extended tree edit distance, by its recursive definition over forests."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def forest(f: tuple[Node, ...], g: tuple[Node, ...]) -> Fraction:
         if not f and not g:
             return Fraction(0)
@@ -131,3 +131,27 @@ _LARGER: st.SearchStrategy[Node] = st.recursive(
 @given(_LARGER, _LARGER)
 def test_trees_large_enough_to_choose_an_orientation_keep_the_definition(a: Node, b: Node) -> None:
     assert _distance(_tree(a), _tree(b)) == float(_by_definition(a, b))
+
+
+def test_a_convex_discount_keeps_the_trees_as_given() -> None:
+    """A slope above 1 makes the keyroot DP depend on the orientation (3.4 on these trees, 3.6 on
+    their mirrors): such constants are never mirrored, so a pair keeps the distance it had."""
+    a, b = ("a", (("a", ()),)), ("a", (("a", (("b", ()),)), ("b", (("b", (("b", ()),)),))))
+    convex = EEDScoring(discount_slope=1.2)
+    assert _distance(_tree(a), _tree(b), convex) == pytest.approx(3.4)
+    assert _distance(_mirrored(_tree(a)), _mirrored(_tree(b)), convex) == pytest.approx(3.6)
+    from physeval.grading.eed import eed
+
+    reference = r"P_0 \frac{(1+\alpha)(5+10\alpha+2\alpha \frac{\lambda}{R T_0})}{5+8\alpha}"
+    assert eed(reference, reference + "+1", scoring=convex).distance == pytest.approx(11.6)  # 12.0 if mirrored
+
+
+@pytest.mark.parametrize("scoring", [EEDScoring(bar_size=float("inf")), EEDScoring(bar_size=float("nan")),
+                                     EEDScoring(discount_slope=float("nan"))], ids=str)
+def test_constants_that_are_not_numbers_still_score(scoring: EEDScoring) -> None:
+    """min(s, nan) is s: a constant that is not a finite number means no discount, not an error."""
+    from physeval.grading.eed import eed
+
+    reference = r"P_0 \frac{(1+\alpha)(5+10\alpha+2\alpha \frac{\lambda}{R T_0})}{5+8\alpha}"
+    result = eed(reference, reference + "+1", scoring=scoring)
+    assert (result.outcome, result.distance) == ("wrong", 12.0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import gcd
+from math import gcd, isfinite
 from typing import Any
 
 __all__ = ["EEDScoring", "PUBLISHED", "expression_tree", "tree_distance", "subtree_cost"]
@@ -183,16 +183,31 @@ _MIRROR_FROM = 400
 @lru_cache(maxsize=64)
 def _cost_units(scoring: EEDScoring) -> tuple[int, int, int, bool] | None:
     """``(q, a, b, discount)``: every cost in units of ``1/q`` is an integer, a subtree of s nodes
-    costing ``min(q s, a s + b)`` (with ``discount``); ``None`` when the slope or the bar size is
-    not a short decimal (their shortest ``repr``), and the DP runs on floats."""
-    slope, bar = Fraction(repr(float(scoring.discount_slope))), Fraction(repr(float(scoring.bar_size)))
+    costing ``min(q s, a s + b)`` (with ``discount``); ``None`` keeps the float DP on the trees as
+    given.
+
+    ``None`` when the slope or the bar size is not a short decimal (their shortest ``repr``), and
+    outside the constants where the DP is the definition in either orientation: a finite slope
+    in [0, 1] and a bar size of at least 1, so that a whole subtree costs at least 1 and at most
+    its nodes, concave in its size (the published 0.6 and 5, and PHYBench C.2's 0.4, 0.8 and no
+    discount). A slope above 1 makes the discount convex, and the keyroot DP then gives
+    different distances on a pair and on its mirror (``a(a)`` against ``a(a(b), b(b(b)))`` at
+    1.2: 3.4 and 3.6); there the distance stays the one the trees as given give, as before.
+    """
+    slope_value, bar_value = float(scoring.discount_slope), float(scoring.bar_size)
+    if scoring.subtree_discount and not (isfinite(slope_value) and isfinite(bar_value)
+                                         and 0.0 <= slope_value <= 1.0 and bar_value >= 1.0):
+        return None
+    if not scoring.subtree_discount:
+        return 1, 1, 0, False
+    slope, bar = Fraction(repr(slope_value)), Fraction(repr(bar_value))
     q = 1
     for part in (slope, bar, slope * bar):
         if part.denominator > 10_000:
             return None
         q = q * part.denominator // gcd(q, part.denominator)
     per_node, fixed = slope * q, (bar - slope * bar) * q
-    return q, int(per_node), int(fixed), scoring.subtree_discount
+    return q, int(per_node), int(fixed), True
 
 
 def _subtree_units(size: int, q: int, per_node: int, fixed: int, discount: bool) -> int:
