@@ -135,10 +135,15 @@ def _build_tree(expr: Any) -> _Tree:
         parents.append(-1)
         if stack:
             stack[-1][4].append(index)
+    return _Tree(tuple(labels), tuple(lmd), _keyroots(lmd), tuple(sizes), tuple(parents))
+
+
+def _keyroots(lmd: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    """The keyroots of a postorder tree: for each leftmost leaf, the highest node that has it."""
     keyroot_of: dict[int, int] = {}
     for i, leftmost in enumerate(lmd):
-        keyroot_of[leftmost] = i  # the highest node with this leftmost leaf
-    return _Tree(tuple(labels), tuple(lmd), tuple(sorted(keyroot_of.values())), tuple(sizes), tuple(parents))
+        keyroot_of[leftmost] = i
+    return tuple(sorted(keyroot_of.values()))
 
 
 def subtree_cost(size: int, scoring: EEDScoring = PUBLISHED) -> float:
@@ -194,12 +199,11 @@ def _cost_units(scoring: EEDScoring) -> tuple[int, int, int, bool] | None:
     different distances on a pair and on its mirror (``a(a)`` against ``a(a(b), b(b(b)))`` at
     1.2: 3.4 and 3.6); there the distance stays the one the trees as given give, as before.
     """
-    slope_value, bar_value = float(scoring.discount_slope), float(scoring.bar_size)
-    if scoring.subtree_discount and not (isfinite(slope_value) and isfinite(bar_value)
-                                         and 0.0 <= slope_value <= 1.0 and bar_value >= 1.0):
-        return None
     if not scoring.subtree_discount:
         return 1, 1, 0, False
+    slope_value, bar_value = float(scoring.discount_slope), float(scoring.bar_size)
+    if not (isfinite(slope_value) and isfinite(bar_value) and 0.0 <= slope_value <= 1.0 and bar_value >= 1.0):
+        return None
     slope, bar = Fraction(repr(slope_value)), Fraction(repr(bar_value))
     q = 1
     for part in (slope, bar, slope * bar):
@@ -240,17 +244,14 @@ def _mirrored(tree: _Tree) -> _Tree:
     index = {node: i for i, node in enumerate(order)}
     sizes = tuple(tree.sizes[node] for node in order)
     lmd = tuple(i + 1 - size for i, size in enumerate(sizes))
-    keyroot_of: dict[int, int] = {}
-    for i, leftmost in enumerate(lmd):
-        keyroot_of[leftmost] = i
     parents = tuple(index[tree.parents[node]] if tree.parents[node] >= 0 else -1 for node in order)
-    return _Tree(tuple(tree.labels[node] for node in order), lmd, tuple(sorted(keyroot_of.values())), sizes, parents)
+    return _Tree(tuple(tree.labels[node] for node in order), lmd, _keyroots(lmd), sizes, parents)
 
 
 def _forest_dp(a: _Tree, b: _Tree, dels: list[Any], inss: list[Any], one: Any) -> Any:
     """Zhang-Shasha's keyroot DP with whole-subtree deletes (``dels``) and inserts (``inss``); a
-    node costs ``one``. Each keyroot of ``b`` has its columns' constants built once, and rows of a
-    subtree's own leftmost path (where tree distances are recorded) run a loop of their own."""
+    node costs ``one``. Each keyroot of ``b`` has its columns' constants built once (with the
+    whole-tree flag off for rows off a subtree's leftmost path, so one loop serves every row)."""
     codes: dict[str, int] = {}
     alab = [codes.setdefault(x, len(codes)) for x in a.labels]
     blab = [codes.setdefault(x, len(codes)) for x in b.labels]
@@ -262,12 +263,14 @@ def _forest_dp(a: _Tree, b: _Tree, dels: list[Any], inss: list[Any], one: Any) -
         by = bl[y]
         cols = [(jj, bl[j] - by, inss[j], bl[j] == by, blab[j], j) for jj, j in enumerate(range(by, y + 1), start=1)]
         first = [zero] * (len(cols) + 1)
-        for jj, p, ins, _tree, _label, _j in cols:
+        for jj, p, ins, _whole, _label, _j in cols:
             first[jj] = first[p] + ins
-        columns.append((cols, first))
+        # rows inside a subtree (not on its leftmost path) treat no column as a whole tree
+        inner = [(jj, p, ins, False, label, j) for jj, p, ins, _whole, label, j in cols]
+        columns.append((cols, inner, first))
     for x in a.keyroots:
         ax = al[x]
-        for cols, first in columns:
+        for cols, inner, first in columns:
             fd = [first]
             for i in range(ax, x + 1):
                 prev = fd[-1]
@@ -277,47 +280,29 @@ def _forest_dp(a: _Tree, b: _Tree, dels: list[Any], inss: list[Any], one: Any) -
                 row = [cost]
                 append = row.append
                 td = treedists[i]
-                if al[i] == ax:  # the rows where subtree i is a whole tree: record tree distances
-                    lab = alab[i]
-                    for jj, p, ins, whole, label, j in cols:
-                        c = prev[jj] + one
-                        t = cost + one
+                lab = alab[i]
+                for jj, p, ins, whole, label, j in cols if al[i] == ax else inner:
+                    c = prev[jj] + one
+                    t = cost + one
+                    if t < c:
+                        c = t
+                    t = left[jj] + dcost
+                    if t < c:
+                        c = t
+                    t = row[p] + ins
+                    if t < c:
+                        c = t
+                    if whole:  # both subtrees whole trees: match their roots, record the tree distance
+                        t = prev[jj - 1] if lab == label else prev[jj - 1] + one
                         if t < c:
                             c = t
-                        t = left[jj] + dcost
-                        if t < c:
-                            c = t
-                        t = row[p] + ins
-                        if t < c:
-                            c = t
-                        if whole:
-                            t = prev[jj - 1] if lab == label else prev[jj - 1] + one
-                            if t < c:
-                                c = t
-                            td[j] = c
-                        else:
-                            t = left[p] + td[j]
-                            if t < c:
-                                c = t
-                        append(c)
-                        cost = c
-                else:
-                    for jj, p, ins, _whole, _label, j in cols:
-                        c = prev[jj] + one
-                        t = cost + one
-                        if t < c:
-                            c = t
-                        t = left[jj] + dcost
-                        if t < c:
-                            c = t
-                        t = row[p] + ins
-                        if t < c:
-                            c = t
+                        td[j] = c
+                    else:
                         t = left[p] + td[j]
                         if t < c:
                             c = t
-                        append(c)
-                        cost = c
+                    append(c)
+                    cost = c
                 fd.append(row)
     return treedists[-1][-1]
 
