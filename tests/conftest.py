@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import _cpu_budget
+from _shared_bank import isolated_cache_dir
 from physeval.testing import Reply, ScriptedServer
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -83,8 +84,8 @@ def _slow_scopes_first(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own response cache, never the user's."""
-    monkeypatch.setenv("PHYSEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    """Every test gets its own response cache, never the user's (the built bank is shared: see above)."""
+    monkeypatch.setenv("PHYSEVAL_CACHE_DIR", str(isolated_cache_dir(tmp_path_factory)))
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ import pytest
 
 from _docs_blocks import Block, console_parts, line_matches, page_blocks, stated_words, value_matches
 from _docs_python import instrument
+from _shared_bank import shared_bank_dir
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # as tests/conftest.py names it
 
@@ -88,7 +89,10 @@ class PageDirs:
         """The page's directory with every earlier block of the page run in it (once), so a block
         finds what the ones above it made whatever order or worker the cases land on."""
         if block.page not in self.dirs:
-            self.dirs[block.page] = _prepare(block.page, self.factory.mktemp(block.page.replace("/", "-")))
+            base = self.factory.mktemp(block.page.replace("/", "-"))
+            (base / "cache").mkdir()
+            (base / "cache" / "bank").symlink_to(shared_bank_dir(self.factory), target_is_directory=True)
+            self.dirs[block.page] = _prepare(block.page, base)
             self.ran[block.page] = set()
         work = self.dirs[block.page]
         for earlier in BLOCKS:

@@ -14,6 +14,13 @@ from physeval.variation.bank import BANK_DIR, bank_problems, build_bank_problems
 from physeval.variation.bank_cache import bank_cache_dir, cache_key
 
 
+@pytest.fixture(autouse=True)
+def _own_bank_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count, damage and rebuild entries: a bank directory of their own, empty at the start
+    (every other test shares the run's built bank: tests/_shared_bank.py)."""
+    monkeypatch.setenv("PHYSEVAL_CACHE_DIR", str(tmp_path / "own-cache"))
+
+
 @pytest.mark.parametrize(("kind", "variants", "seed"), [("numeric", 4, 0), ("symbolic", 2, 7)])
 def test_cached_problems_equal_a_fresh_build(kind: str, variants: int, seed: int) -> None:
     fresh = build_bank_problems(kind, variants, seed)  # type: ignore[arg-type]
