@@ -89,3 +89,31 @@ def test_missing_data_is_one_clear_line_and_leaves_no_run_dir(tmp_path: Path,
     assert main(["run", "abench-a", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1",
                  "--out", str(out), "--no-progress"]) == 2
     assert "Phy_A_fixed_400.csv" in capsys.readouterr().err and not out.exists()
+
+
+def test_two_runs_started_in_the_same_second_get_two_folders(arithmetic_server: ScriptedServer, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default folder is named to the second: a script's second run with another seed, in the
+    same second, stopped with "run with other settings" (a docs page's probe runs did on a fast
+    machine). The clock is frozen here, so both runs see the same second whatever the load."""
+    from datetime import UTC, datetime
+
+    import physeval.flow.record as record
+
+    frozen = datetime(2026, 12, 7, 2, 11, 29, tzinfo=UTC)
+
+    class FrozenClock(datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[no-untyped-def, override]
+            return frozen
+
+    monkeypatch.setattr(record, "datetime", FrozenClock)
+    monkeypatch.chdir(tmp_path)
+    for seed in ("1", "2", "2"):
+        assert main(["run", "arithmetic", "--model", "openai/test", "--base-url", arithmetic_server.base_url,
+                     "--limit", "2", "--seed", seed, "--no-progress"]) == 0
+    folders = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert folders == ["20261207T021129Z_arithmetic_openai-test", "20261207T021129Z_arithmetic_openai-test-2",
+                       "20261207T021129Z_arithmetic_openai-test-3"]
+    seeds = [json.loads((tmp_path / "runs" / f / "summary.json").read_text())["config"]["seed"] for f in folders]
+    assert seeds == [1, 2, 2]  # each run in its own folder, none resumed another

@@ -31,11 +31,23 @@ RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_e
                     "max_consecutive_errors", "preflight", "price_in", "price_out")
 """Run settings that may change on resume without changing what a sample is."""
 
-def default_run_dir(task: str, model: str, root: str | Path = "runs") -> Path:
-    """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+def default_run_dir(task: str, model: str, root: str | Path = "runs", *, now: datetime | None = None) -> Path:
+    """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe, and ``-2``,
+    ``-3``... after it when that folder exists already.
+
+    The stamp has one-second resolution: two runs of one task and model started in the same
+    second (a script's runs one after the other, with other seeds) named the same folder, and the
+    second either stopped ("run with other settings") or resumed the first. An explicit ``--out``
+    is never renamed.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe_model = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
-    return Path(root) / f"{stamp}_{task}_{safe_model}"
+    base = Path(root) / f"{stamp}_{task}_{safe_model}"
+    path, number = base, 1
+    while path.exists():
+        number += 1
+        path = base.with_name(f"{base.name}-{number}")
+    return path
 
 
 def task_options_of(task: Task) -> dict[str, Any]:
