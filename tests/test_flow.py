@@ -77,3 +77,19 @@ def test_limit_and_the_sample_strategy_choose_once(arithmetic_server: ScriptedSe
                                         config=config, show_progress=False)
     assert len(calls) == 1  # 92a3499 chose three times: in the load, for the plan, and in the runner
     assert summary.counts.problems == 3 and result.planned == summary.counts.planned_samples == 3 * 2 * 2
+
+
+def test_runs_started_at_the_same_moment_claim_folders_of_their_own(tmp_path: Path) -> None:
+    """Six processes claim the same default folder at once (a sweep launched with ``&``): each gets
+    its own (``mkdir`` is atomic), where choosing the name by looking gave several of them one folder
+    and all but one stopped on its lock. No clock enters the verdict: whatever the interleaving,
+    the six folders are distinct and made."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from physeval.flow.record import claim_run_dir
+
+    preferred = tmp_path / "runs" / "20261207T021129Z_bank-numeric_vllm-m"
+    with ProcessPoolExecutor(6) as pool:
+        claimed = list(pool.map(claim_run_dir, [preferred] * 6))
+    assert sorted(p.name for p in claimed) == sorted([preferred.name] + [f"{preferred.name}-{n}" for n in range(2, 7)])
+    assert all(p.is_dir() and not any(p.iterdir()) for p in claimed)

@@ -164,7 +164,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from physeval.flow.config import RunConfig
-    from physeval.flow.record import default_run_dir
+    from physeval.flow.record import claim_run_dir, default_run_dir
     from physeval.flow.spec import RunSpec, run
 
     task, model, run_dir, merged = _resolve_run(args)
@@ -181,7 +181,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         preflight=not ns.no_preflight, stop=tuple(ns.stop) if ns.stop else None, extra_body=_extra_body(ns),
         sample_strategy=ns.sample_strategy or "first", price_in=ns.price_in, price_out=ns.price_out,
     )
-    run_dir = run_dir or default_run_dir(task.rsplit(":", 1)[-1], model)
+    made: list[Path] = []  # the folders this run made for itself, removed if it never starts
+    if run_dir is None:
+        preferred = default_run_dir(task.rsplit(":", 1)[-1], model)
+        made += [] if preferred.parent.exists() else [preferred.parent]
+        run_dir = claim_run_dir(preferred)  # its own folder even when others start at the same moment
+        made.insert(0, run_dir)
     invocation = {k: v for k, v in merged.items()
                   if k not in ("resume", "out", "no_progress", "progress", "retry_errors", "force", "api_key")}
     invocation.update(task=task, model=model)
@@ -196,7 +201,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         ensure_embedded_weights(model)
         summary, result = run(spec)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (raised as Terminated)
+    except BaseException as exc:
+        _remove_if_empty(made)  # a task that cannot load, or an early stop, leaves no run folder
+        if not isinstance(exc, KeyboardInterrupt):
+            raise
         from physeval.store import RunStore
 
         how = "terminated (SIGTERM)" if interrupted_status(exc) != EXIT_INTERRUPTED else "interrupted"
@@ -215,6 +223,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _console.print(f"[yellow]interrupted while printing[/]: the run itself had ended and is kept in "
                        f"{escape(str(run_dir))}; `physeval report {escape(str(run_dir))}` prints it again")
         return interrupted_status(exc)
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """Remove the folders this run made for itself (innermost first) while nothing was written in them."""
+    for folder in folders:
+        try:
+            folder.rmdir()  # only an empty directory
+        except OSError:
+            return
 
 
 def _print_run_end(args: argparse.Namespace, summary: Any, result: Any, config: Any, run_dir: Path) -> int:

@@ -24,7 +24,7 @@ from physeval.provenance import config_diff, file_sha256, utc_iso
 from physeval.store import RunMeta, RunStore, SampleRow
 from physeval.tasks.base import Task
 
-__all__ = ["RESUMABLE_FREELY", "check_run_dir", "default_run_dir", "jsonable",
+__all__ = ["RESUMABLE_FREELY", "check_run_dir", "claim_run_dir", "default_run_dir", "jsonable",
            "record_rows", "record_run", "run_settings", "task_options_of"]
 
 RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_errors", "grade_concurrency",
@@ -33,7 +33,7 @@ RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_e
 
 def default_run_dir(task: str, model: str, root: str | Path = "runs", *, now: datetime | None = None) -> Path:
     """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe, and ``-2``,
-    ``-3``... after it when that folder exists already.
+    ``-3``... after it when that folder exists already (a name; :func:`claim_run_dir` takes it).
 
     The stamp has one-second resolution: two runs of one task and model started in the same
     second (a script's runs one after the other, with other seeds) named the same folder, and the
@@ -42,12 +42,32 @@ def default_run_dir(task: str, model: str, root: str | Path = "runs", *, now: da
     """
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe_model = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
-    base = Path(root) / f"{stamp}_{task}_{safe_model}"
+    return _first_free(Path(root) / f"{stamp}_{task}_{safe_model}", claim=False)
+
+
+def claim_run_dir(preferred: Path) -> Path:
+    """Make ``preferred`` for a new run, or the first of ``preferred-2``, ``-3``... that does not exist.
+
+    ``mkdir`` is atomic, so runs started at the same moment (a sweep launched with ``&``) each get
+    a folder of their own, where a name chosen by looking first gave two of them one folder and
+    all but one stopped on its lock.
+    """
+    return _first_free(preferred, claim=True)
+
+
+def _first_free(base: Path, *, claim: bool) -> Path:
     path, number = base, 1
-    while path.exists():
+    while True:
+        if claim:
+            try:
+                path.mkdir(parents=True)
+                return path
+            except FileExistsError:
+                pass
+        elif not path.exists():
+            return path
         number += 1
         path = base.with_name(f"{base.name}-{number}")
-    return path
 
 
 def task_options_of(task: Task) -> dict[str, Any]:

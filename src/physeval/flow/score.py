@@ -16,7 +16,7 @@ from typing import Any
 from physeval.errors import UserError
 from physeval.flow.execute import grade_rows
 from physeval.flow.plan import load_problems, report_load
-from physeval.flow.record import default_run_dir, record_rows, record_run
+from physeval.flow.record import claim_run_dir, default_run_dir, record_rows, record_run
 from physeval.flow.summarise import summarise_run
 from physeval.imports import ForeignResponses
 from physeval.interrupts import run_stoppable
@@ -78,7 +78,7 @@ def score_responses(
             model_label = foreign.model
     problems = {p.key: p for p in load_problems(task_obj, select=with_ids({str(r["id"]) for r in records}))}
     report_load(task_obj)
-    run_dir = Path(run_dir) if run_dir else default_run_dir(task_obj.name, model_label)
+    run_dir = Path(run_dir) if run_dir else claim_run_dir(default_run_dir(task_obj.name, model_label))
     if RunStore.exists(run_dir):
         with RunStore(run_dir) as existing:
             previous = existing.run_meta()

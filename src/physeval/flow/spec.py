@@ -20,7 +20,7 @@ from physeval.errors import StorageError
 from physeval.flow.config import RunConfig
 from physeval.flow.execute import RunResult, execute
 from physeval.flow.plan import plan_run, report_load
-from physeval.flow.record import check_run_dir, default_run_dir, record_run, run_settings
+from physeval.flow.record import check_run_dir, claim_run_dir, default_run_dir, record_run, run_settings
 from physeval.flow.summarise import summarise, summarise_run
 from physeval.interrupts import run_stoppable
 from physeval.models.base import Model
@@ -124,7 +124,7 @@ def run(spec: RunSpec) -> tuple[RunSummary, RunResult]:
     plan = plan_run(task, config, spec.problems)
     if spec.problems is None:
         report_load(task)
-    run_dir = spec.run_dir or default_run_dir(task.name, model_label)
+    run_dir = spec.run_dir or claim_run_dir(default_run_dir(task.name, model_label))
     settings = run_settings(task, config, model.cache_identity if _has_identity(model) else model_label)
     with hold_run_folder(run_dir, "run"):  # one writer: from reading the folder to its summary
         check_run_dir(run_dir, task.name, settings, force=spec.force)
