@@ -22,12 +22,10 @@ from pathlib import Path
 import pytest
 
 FILES = ("test_expression_distance.py", "test_regression_issues.py", "test_imaginary_unit.py")
-# Three of the pipeline's regression pairs need the fully simplified tree of a reference that is
-# over physeval's operation budget (the pipeline simplifies it for up to 30 s, or 300 s for 332);
-# physeval scores the tree of its form simplified by parts there, so their tree sizes differ. 698's
-# reference (two tanh in a degree-9 fraction) took 4.5 s to simplify and its default-mode symbolic
-# check 22 s: over the hyperbolic load since issue 34's bound. Known, strict: a fix shows as XPASS.
-OVER_BUDGET = {"test_issue_332_regression", "test_issue_698_regression", "test_issue_713_regression"}
+# Two of the pipeline's regression pairs need the fully simplified tree of a reference that is
+# over physeval's operation budget (the pipeline simplifies it for up to 300 s); physeval scores
+# the tree of its form simplified by parts there, so their tree sizes differ. Known, strict: a fix shows as XPASS.
+OVER_BUDGET = {"test_issue_332_regression", "test_issue_713_regression"}
 
 
 def _checkout() -> Path | None:

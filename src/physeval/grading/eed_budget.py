@@ -16,15 +16,13 @@ from typing import Any
 from physeval.answers.bounds import expanded_terms
 
 __all__ = ["TreeBudget", "DEFAULT_BUDGET", "UNBOUNDED", "TREE_EXPAND_BUDGET", "TREE_SIMPLIFY_BUDGET",
-           "MAX_HYPERBOLIC_LOAD", "hyperbolic_budget", "simplify_budgeted"]
+           "simplify_budgeted"]
 
 # Expressions with more operations than this, or whose expansion would have more terms than
 # TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
 # a 30 s wall-clock timeout that returns the unsimplified form.
 TREE_SIMPLIFY_BUDGET = 250
 TREE_EXPAND_BUDGET = 300
-# Hyperbolic functions x degree x generators of the together form (TreeBudget.max_hyperbolic_load).
-MAX_HYPERBOLIC_LOAD = 60
 
 
 
@@ -56,13 +54,7 @@ class TreeBudget:
       arguments (``trigsimp`` and ``factor`` on trigonometric and exponential forms);
     * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
       denominator of the ``together`` form, and that degree times their number of generators
-      (the gcd in ``cancel``);
-    * ``max_hyperbolic_load``: the number of hyperbolic functions times that degree times those
-      generators (``trigsimp`` writes ``tanh x`` as ``-i tan(i x)`` and factors over the Gaussian
-      rationals, whose cost grows with all three: the PHYBench pipeline's regression pair 698,
-      two ``tanh`` in a degree-9 fraction of 11 generators, took 4.5 s a side). A rough
-      predictor, calibrated on generated fractions of 1-3 hyperbolic functions: every load up
-      to 60 took at most 1.2 s, loads above it 0.2 s to 8 s (so it also fires on some fast ones).
+      (the gcd in ``cancel``).
     """
 
     max_ops: int = TREE_SIMPLIFY_BUDGET
@@ -72,7 +64,6 @@ class TreeBudget:
     max_function_load: int = 108
     max_degree: int = 32
     max_degree_generators: int = 340
-    max_hyperbolic_load: int = MAX_HYPERBOLIC_LOAD
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -107,30 +98,7 @@ class TreeBudget:
         if degree * generators > self.max_degree_generators:
             return f"degree budget: together form of degree {degree} x {generators} generators " \
                    f"> {self.max_degree_generators}"
-        return hyperbolic_budget(expr, self.max_hyperbolic_load, (degree, generators))
-
-
-def hyperbolic_budget(expr: Any, limit: int = MAX_HYPERBOLIC_LOAD,
-                      together_degree: tuple[int, int] | None = None) -> str:
-    """``""`` when ``simplify`` may be given ``expr`` by its hyperbolic load, else why not, in words.
-
-    The load is the number of hyperbolic functions times the total degree of the ``together``
-    form times its generators (see :class:`TreeBudget`). EED's trees and both equivalence tests
-    (:mod:`physeval.grading.equivalence`) measure it before they call ``simplify``: the pipeline's
-    regression pair 698 spent 22 s in ``simplify(reference - answer)`` and 5 s in its reference's.
-    ``together_degree`` is that pair of counts when the caller has it already.
-    """
-    from sympy.functions.elementary.hyperbolic import HyperbolicFunction
-
-    hyperbolic = len(expr.atoms(HyperbolicFunction))
-    if not hyperbolic:
         return ""
-    degree, generators = together_degree or _together_degree(expr, 10 * TREE_EXPAND_BUDGET)
-    load = hyperbolic * degree * generators
-    if load <= limit:
-        return ""
-    return f"hyperbolic budget: {hyperbolic} hyperbolic function{'s' * (hyperbolic != 1)} x degree {degree} x " \
-           f"{generators} generators = {load} > {limit}"
 
 
 def _trigonometric() -> tuple[Any, ...]:

@@ -37,9 +37,7 @@ MAX_REBUILT_NODES = 64
 # the default limits were calibrated on whole texts (the degree counts up to 32 and 340), and a
 # 17-degree rational subexpression of a radical-laden answer within them took 12 s. These are the
 # limits the parts were measured by when no part of a PHYBench pair took over 2 s.
-# The hyperbolic load's part limit: a part of load 49 (one tanh in a degree-7 fraction of 7
-# generators) took 1.9 s, while the whole-text limit of 60 lets such a fraction through.
-PART_LIMITS = {"max_function_load": 39, "max_degree": 13, "max_degree_generators": 119, "max_hyperbolic_load": 40}
+PART_LIMITS = {"max_function_load": 39, "max_degree": 13, "max_degree_generators": 119}
 
 
 def simplify_by_parts(positive: Any, budget: TreeBudget) -> Any:

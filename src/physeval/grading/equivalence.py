@@ -135,11 +135,6 @@ def _symbolic_zero(diff: Any) -> tuple[bool | None, str]:
         return True, "difference is 0"
     if _expand_is_safe(positive) and sympy.expand(positive) == 0:
         return True, "expand(difference) == 0"
-    from physeval.grading.eed_budget import hyperbolic_budget
-
-    over = hyperbolic_budget(positive)
-    if over:
-        return None, f"symbolic check skipped: {over}"
     simplified = sympy.simplify(positive)
     if simplified == 0:
         return True, "simplify(difference) == 0"
@@ -270,11 +265,6 @@ def pipeline_equivalence(reference_simplified: Any, answer_simplified: Any) -> E
             # operations before expand can be 507 after, and 17 s of simplify)
             if sympy.count_ops(expanded) > SYMBOLIC_OPS_BUDGET:
                 return Equivalence(False, "budget", "expanded difference over the operation budget: not shown equal")
-            from physeval.grading.eed_budget import hyperbolic_budget
-
-            over = hyperbolic_budget(expanded)
-            if over:
-                return Equivalence(False, "budget", f"expanded difference: {over}; not shown equal")
             if sympy.simplify(expanded) == 0:
                 return Equivalence(True, "symbolic", "simplify(expand(a - b)) == 0")
             sympy_random.seed(0)  # Expr.equals samples random points; fix them
