@@ -25,8 +25,13 @@ def shared_bank_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def isolated_cache_dir(tmp_path_factory: pytest.TempPathFactory, name: str = "cache") -> Path:
-    """A fresh ``PHYSEVAL_CACHE_DIR``: its own response and EED caches, the run's shared built bank."""
-    cache = tmp_path_factory.mktemp(name)
+def link_shared_bank(cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``cache`` (made if missing) with its ``bank/`` the run's shared built bank; returns ``cache``."""
+    cache.mkdir(parents=True, exist_ok=True)
     (cache / "bank").symlink_to(shared_bank_dir(tmp_path_factory), target_is_directory=True)
     return cache
+
+
+def isolated_cache_dir(tmp_path_factory: pytest.TempPathFactory, name: str = "cache") -> Path:
+    """A fresh ``PHYSEVAL_CACHE_DIR``: its own response and EED caches, the run's shared built bank."""
+    return link_shared_bank(tmp_path_factory.mktemp(name), tmp_path_factory)

@@ -84,7 +84,7 @@ def _slow_scopes_first(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own response cache, never the user's (the built bank is shared: see above)."""
+    """Every test gets its own response cache, never the user's (the built bank is shared: tests/_shared_bank.py)."""
     monkeypatch.setenv("PHYSEVAL_CACHE_DIR", str(isolated_cache_dir(tmp_path_factory)))
 
 

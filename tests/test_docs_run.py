@@ -28,7 +28,7 @@ import pytest
 
 from _docs_blocks import Block, console_parts, line_matches, page_blocks, stated_words, value_matches
 from _docs_python import instrument
-from _shared_bank import shared_bank_dir
+from _shared_bank import link_shared_bank
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # as tests/conftest.py names it
 
@@ -90,8 +90,7 @@ class PageDirs:
         finds what the ones above it made whatever order or worker the cases land on."""
         if block.page not in self.dirs:
             base = self.factory.mktemp(block.page.replace("/", "-"))
-            (base / "cache").mkdir()
-            (base / "cache" / "bank").symlink_to(shared_bank_dir(self.factory), target_is_directory=True)
+            link_shared_bank(base / "cache", self.factory)  # the page's PHYSEVAL_CACHE_DIR (_environment)
             self.dirs[block.page] = _prepare(block.page, base)
             self.ran[block.page] = set()
         work = self.dirs[block.page]

@@ -181,12 +181,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         preflight=not ns.no_preflight, stop=tuple(ns.stop) if ns.stop else None, extra_body=_extra_body(ns),
         sample_strategy=ns.sample_strategy or "first", price_in=ns.price_in, price_out=ns.price_out,
     )
-    made: list[Path] = []  # the folders this run made for itself, removed if it never starts
+    made: list[Path] = []  # the folders this run made for itself (innermost first), removed if it never starts
     if run_dir is None:
         preferred = default_run_dir(task.rsplit(":", 1)[-1], model)
-        made += [] if preferred.parent.exists() else [preferred.parent]
+        root_made = not preferred.parent.exists()
         run_dir = claim_run_dir(preferred)  # its own folder even when others start at the same moment
-        made.insert(0, run_dir)
+        made = [run_dir, preferred.parent] if root_made else [run_dir]
     invocation = {k: v for k, v in merged.items()
                   if k not in ("resume", "out", "no_progress", "progress", "retry_errors", "force", "api_key")}
     invocation.update(task=task, model=model)

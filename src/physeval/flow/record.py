@@ -32,42 +32,30 @@ RESUMABLE_FREELY = ("samples", "limit", "max_connections", "use_cache", "retry_e
 """Run settings that may change on resume without changing what a sample is."""
 
 def default_run_dir(task: str, model: str, root: str | Path = "runs", *, now: datetime | None = None) -> Path:
-    """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe, and ``-2``,
-    ``-3``... after it when that folder exists already (a name; :func:`claim_run_dir` takes it).
-
-    The stamp has one-second resolution: two runs of one task and model started in the same
-    second (a script's runs one after the other, with other seeds) named the same folder, and the
-    second either stopped ("run with other settings") or resumed the first. An explicit ``--out``
-    is never renamed.
-    """
+    """``runs/<UTC timestamp>_<task>_<model>`` with the model name made path-safe: the name a new
+    run asks :func:`claim_run_dir` for."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe_model = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
-    return _first_free(Path(root) / f"{stamp}_{task}_{safe_model}", claim=False)
+    return Path(root) / f"{stamp}_{task}_{safe_model}"
 
 
 def claim_run_dir(preferred: Path) -> Path:
     """Make ``preferred`` for a new run, or the first of ``preferred-2``, ``-3``... that does not exist.
 
-    ``mkdir`` is atomic, so runs started at the same moment (a sweep launched with ``&``) each get
-    a folder of their own, where a name chosen by looking first gave two of them one folder and
-    all but one stopped on its lock.
+    The default name has one-second resolution: two runs of one task and model started in the
+    same second (a script's runs one after the other, or a sweep launched with ``&``) named one
+    folder, and all but the first stopped ("run with other settings", or on its lock) or resumed
+    it. ``mkdir`` is atomic, so each gets a folder of its own. An explicit ``--out`` is never
+    renamed.
     """
-    return _first_free(preferred, claim=True)
-
-
-def _first_free(base: Path, *, claim: bool) -> Path:
-    path, number = base, 1
+    path, number = preferred, 1
     while True:
-        if claim:
-            try:
-                path.mkdir(parents=True)
-                return path
-            except FileExistsError:
-                pass
-        elif not path.exists():
+        try:
+            path.mkdir(parents=True)
             return path
-        number += 1
-        path = base.with_name(f"{base.name}-{number}")
+        except FileExistsError:
+            number += 1
+            path = preferred.with_name(f"{preferred.name}-{number}")
 
 
 def task_options_of(task: Task) -> dict[str, Any]:
