@@ -117,3 +117,19 @@ def test_two_runs_started_in_the_same_second_get_two_folders(arithmetic_server: 
                        "20261207T021129Z_arithmetic_openai-test-3"]
     seeds = [json.loads((tmp_path / "runs" / f / "summary.json").read_text())["config"]["seed"] for f in folders]
     assert seeds == [1, 2, 2]  # each run in its own folder, none resumed another
+
+
+def test_no_cache_lasts_one_command(arithmetic_server: ScriptedServer, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-cache`` turns the grading cache off for its command and the workers it starts; a
+    ``main()`` called in a process that goes on left it off for good, and a later command in that
+    process (a docs page's ``physeval cache info``, in the test run) reported the cache "off"."""
+    import os
+
+    monkeypatch.delenv("PHYSEVAL_EED_CACHE", raising=False)
+    assert main(["run", "arithmetic", "--model", "openai/test", "--base-url", arithmetic_server.base_url,
+                 "--limit", "2", "--no-cache", "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+    assert "PHYSEVAL_EED_CACHE" not in os.environ
+    capsys.readouterr()
+    assert main(["cache", "info"]) == 0
+    assert "(off" not in capsys.readouterr().out

@@ -83,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_OK
+    from physeval.cli._cache import grading_cache_switch_kept
     from physeval.cli._errors import (
         Terminated,
         quiet_broken_pipe,
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
     try:
-        with sigterm_as_interrupt():
+        with sigterm_as_interrupt(), grading_cache_switch_kept():  # --no-cache lasts one command
             return int(args.func(args) or 0)
     except StorageError as exc:  # the disk, not the evaluation: the cause and what to do
         _console.print(f"[red]error:[/] {escape(str(exc))}" + (f"; what to do: {escape(exc.hint)}" if exc.hint else ""))

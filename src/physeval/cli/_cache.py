@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from physeval.cli._common import EXIT_OK
@@ -21,10 +23,31 @@ def add_commands(sub: Any) -> None:
     cache.set_defaults(func=_cmd_cache)
 
 
+_SWITCH = "PHYSEVAL_EED_CACHE"
+
+
 def bypass_grading_cache(bypass: bool) -> None:
-    """``--no-cache``: turn the on-disk grading cache off for this process and the workers it starts."""
+    """``--no-cache``: turn the on-disk grading cache off for this process and the workers it starts
+    (until the command ends: :func:`grading_cache_switch_kept`)."""
     if bypass:
-        os.environ["PHYSEVAL_EED_CACHE"] = "off"
+        os.environ[_SWITCH] = "off"
+
+
+@contextmanager
+def grading_cache_switch_kept() -> Iterator[None]:
+    """Leave ``PHYSEVAL_EED_CACHE`` as the command found it: ``--no-cache`` lasts one command.
+
+    ``main()`` called in a process that goes on (a notebook, a script, a test) once left the cache
+    off for everything after it; a later ``physeval cache info`` in that process said "off".
+    """
+    before = os.environ.get(_SWITCH)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(_SWITCH, None)
+        else:
+            os.environ[_SWITCH] = before
 
 
 def _cmd_cache(args: argparse.Namespace) -> int:
