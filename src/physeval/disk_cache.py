@@ -67,7 +67,8 @@ def cache_dir() -> Path:
 
 # The modules whose code decides what an entry holds: their source is part of every key, so an
 # edit to the parser, the bounds or the trees (even under the same version number) starts afresh.
-_CODE = ("answers/latex.py", "answers/latex_fast.py", "answers/latex_tokens.py", "answers/bounds.py", "grading/eed.py",
+_CODE = ("answers/latex.py", "answers/latex_fast.py", "answers/latex_tokens.py", "answers/latex_functions.py",
+         "answers/bounds.py", "grading/eed.py",
          "grading/eed_tree.py", "grading/eed_budget.py", "disk_cache.py")
 
 

@@ -33,6 +33,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from physeval.answers.bounds import TOO_LARGE, parse_bounded
+from physeval.answers.latex_functions import reciprocal_hyperbolic_standins, restore_functions
 from physeval.answers.latex_normalize import COMPAT_PHYBENCH, check_compat, normalize_latex, strip_to_rhs
 
 _BRACE_PAREN = re.compile(r"\}\s*\(")  # "}(" read as a product on the second try
@@ -124,6 +125,9 @@ def _parse(text: str, compat: str | None = None) -> Any:
     directly before a command is first split from it (:func:`split_differential_commands`), so
     ``d\\sin\\phi`` is ``d`` times ``\\sin\\phi``; ``compat="phybench"`` keeps latex2sympy2's
     ``dsin`` and reads ``\\gamma`` as the pipeline's pinned latex2sympy2 1.10.2 does (a symbol).
+    The default mode also reads ``\\coth``, ``\\sech``, ``\\csch`` and their inverses as those
+    functions (:mod:`~physeval.answers.latex_functions`); latex2sympy2 reads ``\\coth x`` as
+    ``cot(h x)``.
     """
     from latex2sympy2_extended.math_normalization import normalize_latex as l2s_normalize
 
@@ -131,15 +135,17 @@ def _parse(text: str, compat: str | None = None) -> Any:
 
     _, normalization = _configs()
     text = l2s_normalize(text, normalization)
+    renames: dict[str, str] = {}
     if compat is None:
         text = split_differential_commands(text)
+        text, renames = reciprocal_hyperbolic_standins(text)
     try:
-        return parse_fast_normalized(text, _dialect(compat))
+        return restore_functions(parse_fast_normalized(text, _dialect(compat)), renames)
     except (Outside, RecursionError):
         pass
     if compat == COMPAT_PHYBENCH and _dialect(None) != "1.10" and _GAMMA.search(text):
         return _parse_gamma_as_symbol(text)
-    return _parse_antlr(text)
+    return restore_functions(_parse_antlr(text), renames)
 
 
 def _parse_antlr(text: str) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from physeval.answers.latex_functions import roman_function_names
 from physeval.answers.latex_phybench import (  # the normal form's conventions, shared by both modes
     _FIXED_FRAC,
     _PL_KILL,
@@ -224,6 +225,7 @@ _OPERATORNAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
 
 
 def _stage2(s: str) -> str:
+    s = roman_function_names(s)  # before the roman type is unwrapped to letters
     for command in _PL_KILL:
         s = _remove_command(s, command, False)
     s = _OPERATORNAME.sub(r"\\\1 ", s)

@@ -185,7 +185,7 @@ def _trig_zero(diff: Any) -> bool:
     from physeval.answers.bounds import expanded_terms
 
     if not diff.has(sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc, sympy.sinh, sympy.cosh,
-                    sympy.tanh):
+                    sympy.tanh, sympy.coth, sympy.sech, sympy.csch):
         return False
     rewritten = diff.rewrite(sympy.exp)
     if sympy.count_ops(rewritten) > SYMBOLIC_OPS_BUDGET:

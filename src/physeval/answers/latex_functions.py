@@ -1,0 +1,121 @@
+"""Function names latex2sympy2 misreads, read as the functions they name (physeval's default mode).
+
+latex2sympy2's grammar knows ``\\sinh``, ``\\cosh`` and ``\\tanh`` but not their reciprocals: its
+lexer takes the longest command it knows, so ``\\coth x`` is ``\\cot`` times ``h x`` and
+``\\operatorname{sech}(x)`` is ``sec(h(x))``. A function name in roman type (``\\mathrm{sin}``,
+``\\text{tanh}``), common in typeset solutions, is unwrapped to its letters and read as the product
+``s i n``. Both are wrong verdicts waiting to happen, and the PHYBench pipeline (whose reading
+``compat="phybench"`` keeps) has them too. Two repairs, for the default mode only:
+
+* :func:`roman_function_names` writes a roman-type function name as its command
+  (``\\mathrm{sin}`` -> ``\\sin``), before the normal form unwraps the roman type;
+* :func:`reciprocal_hyperbolic_standins` writes ``\\coth``, ``\\sech``, ``\\csch`` and their
+  inverses (``\\arcoth``, ``\\arccoth``, ...) as trigonometric commands the text does not use,
+  so both parsers read them with the grammar of every other function (powers, ``^{-1}``,
+  arguments with or without brackets); :func:`restore_functions` then renames those functions
+  in the parsed expression (``cot`` -> ``coth``, ``acot`` -> ``acoth``). When the text already
+  uses every stand-in (four trigonometric functions and a reciprocal hyperbolic one in one
+  answer), it is parsed as latex2sympy2 reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["reciprocal_hyperbolic_standins", "restore_functions", "roman_function_names"]
+
+_NAMED = (  # the names a roman-type group may hold to be read as the function
+    "sin cos tan cot sec csc sinh cosh tanh coth sech csch arcsin arccos arctan arccot arcsec arccsc "
+    "arsinh arcosh artanh arcoth arsech arcsch arcsinh arccosh arctanh arccoth arcsech arccsch ln log exp"
+).split()
+_ROMAN_NAME = re.compile(
+    r"\\(?:mathrm|text|textrm|operatorname|mathit|rm)\s*\{\s*(" + "|".join(sorted(_NAMED, key=len, reverse=True))
+    + r")\s*\}")
+
+
+def roman_function_names(text: str) -> str:
+    """``\\mathrm{sin}``, ``\\text{tanh}``, ``\\operatorname{coth}`` ... written as ``\\sin``,
+    ``\\tanh``, ``\\coth``: a function's name in roman type is the function, not a product of its
+    letters. Only whole names of functions inside the braces are rewritten."""
+    if "{" not in text:
+        return text
+
+    def write(match: re.Match[str]) -> str:
+        if text[:match.start()].rstrip(" {")[-1:] in ("_", "^"):  # v_{\mathrm{sin}}: a label, kept
+            return match.group(0)
+        return "\\" + match.group(1) + " "
+
+    return _ROMAN_NAME.sub(write, text)
+
+
+_RECIPROCALS = ("coth", "sech", "csch")
+_TRIG = ("cot", "sec", "csc", "sin", "cos", "tan")  # stand-ins, the natural one first
+_COMMAND = re.compile(r"\\(ar|arc)?(coth|sech|csch)(?![A-Za-z])")
+
+
+def _uses(text: str, trig: str) -> bool:
+    """Whether ``text`` holds ``\\trig`` or ``\\arctrig`` as a command of its own."""
+    return re.search(r"\\(?:arc)?" + trig + r"(?![A-Za-z])", text) is not None
+
+
+def reciprocal_hyperbolic_standins(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` with each reciprocal hyperbolic command written as a free trigonometric one, and
+    the renames that :func:`restore_functions` applies to the parsed expression.
+
+    ``\\coth x`` becomes ``\\cot x`` with ``{"cot": "coth", "acot": "acoth"}``; ``\\arcoth``
+    and ``\\arccoth`` become ``\\arccot``. A text without such a command comes back unchanged
+    with no renames; so does one that leaves no free stand-in.
+    """
+    if "h" not in text or _COMMAND.search(text) is None:
+        return text, {}
+    written = {match.group(2) for match in _COMMAND.finditer(text)}
+    used = [name for name in _RECIPROCALS if name in written]
+    free = [trig for trig in _TRIG if not _uses(text, trig)]
+    preferred = {"coth": "cot", "sech": "sec", "csch": "csc"}
+    standin: dict[str, str] = {}
+    for name in used:
+        choice = preferred[name] if preferred[name] in free else next(iter(free), None)
+        if choice is None:
+            return text, {}
+        free.remove(choice)
+        standin[name] = choice
+
+    def write(match: re.Match[str]) -> str:
+        trig = standin[match.group(2)]
+        return "\\arc" + trig if match.group(1) else "\\" + trig
+
+    renames: dict[str, str] = {}
+    for name, trig in standin.items():
+        renames[trig] = name
+        renames["a" + trig] = "a" + name
+    return _COMMAND.sub(write, text), renames
+
+
+def restore_functions(expr: Any, renames: dict[str, str]) -> Any:
+    """``expr`` with every application of a function named in ``renames`` replaced by the
+    function it stands for (same arguments). Only the nodes above a replacement are rebuilt:
+    sums, products, powers and functions unevaluated, as the parsers build them; other nodes
+    (an integral, a limit) by their own constructor, which evaluates nothing they hold."""
+    if not renames:
+        return expr
+    import sympy
+
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    targets = {getattr(sympy, old): getattr(sympy, new) for old, new in renames.items()}
+    unevaluated = (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function)
+
+    def rebuild(node: Any) -> Any:
+        if not node.args:
+            return node
+        args = [rebuild(arg) for arg in node.args]
+        if node.func in targets:
+            return targets[node.func](*args, evaluate=False)
+        if all(new is old for new, old in zip(args, node.args)):
+            return node
+        if isinstance(node, unevaluated):
+            return node.func(*args, evaluate=False)
+        return node.func(*args)
+
+    return rebuild(expr)

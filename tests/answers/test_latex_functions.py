@@ -1,0 +1,99 @@
+"""Function names latex2sympy2 misreads are read as the functions they name, in the default mode.
+
+latex2sympy2 (and with it the PHYBench pipeline, whose reading ``compat="phybench"`` keeps) lexes
+``\\coth x`` as ``\\cot`` times ``h x`` and reads ``\\mathrm{sin}\\theta`` as the product of the
+letters ``s``, ``i``, ``n``. Each case below shows both readings; the graders then find the
+equivalences those misreadings hid and still reject the near misses.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from physeval.answers.latex import latex_to_sympy
+from physeval.answers.latex_functions import reciprocal_hyperbolic_standins, roman_function_names
+from physeval.grading.eed import eed
+
+x, h, theta, D, R = sympy.symbols("x h theta D R")
+
+# (text, physeval's reading, the pipeline's reading or None when the pipeline cannot parse it)
+READINGS = [
+    (r"\coth x", sympy.coth(x), sympy.cot(h * x)),
+    (r"\operatorname{sech}(x)", sympy.sech(x), sympy.sec(sympy.Function("h")(x))),
+    (r"\operatorname{csch}(x)", sympy.csch(x), None),
+    (r"\coth^{-1}(x)", sympy.acoth(x), sympy.cot(1 / sympy.Function("h")(x))),
+    (r"\operatorname{arcoth}(x)", sympy.acoth(x), None),
+    (r"\coth^2 x + \cot x", sympy.coth(x) ** 2 + sympy.cot(x), sympy.cot(h**2 * x) + sympy.cot(x)),
+    (r"\mathrm{sin}\theta", sympy.sin(theta), sympy.Symbol("i") * sympy.Symbol("n") * sympy.Symbol("s") * theta),
+    (r"\text{tanh}(x)", sympy.tanh(x), None),
+    (r"\mathrm{arccosh}(D/R)", sympy.acosh(D / R), None),
+]
+
+
+
+@pytest.mark.parametrize(("text", "physeval", "pipeline"), READINGS, ids=[r[0] for r in READINGS])
+def test_a_function_name_is_read_as_the_function(text: str, physeval: sympy.Expr, pipeline: sympy.Expr | None) -> None:
+    default = latex_to_sympy(text)
+    assert default.ok, default.reason
+    assert sympy.simplify(default.expr - physeval) == 0 and str(default.expr) == str(physeval)
+    compat = latex_to_sympy(text, compat="phybench")  # the pipeline's reading, misreading included
+    if pipeline is None:
+        assert not compat.ok or str(compat.expr) != str(physeval)
+    else:
+        assert compat.ok and str(compat.expr) == str(pipeline)
+
+
+def test_the_fast_reader_and_latex2sympy2_read_them_alike() -> None:
+    # an integral is outside the fast reader's subset: latex2sympy2 reads it, with the same stand-ins
+    expr = latex_to_sympy(r"\int_0^1 \coth x dx").expr
+    assert expr == sympy.Integral(sympy.coth(x), (x, 0, 1))
+    assert sympy.srepr(expr) == sympy.srepr(sympy.Integral(sympy.coth(x), (x, 0, 1)))
+
+
+def test_a_stand_in_the_text_uses_is_not_taken() -> None:
+    text, renames = reciprocal_hyperbolic_standins(r"\coth x \cot x \operatorname{arccot} x")
+    assert text == r"\sec x \cot x \operatorname{arccot} x"  # \cot is taken: the next free one
+    assert renames == {"sec": "coth", "asec": "acoth"}
+    expr = latex_to_sympy(r"\coth x \cdot \cot x \cdot \sec x \cdot \csc x").expr
+    assert expr.has(sympy.coth) and expr.has(sympy.cot) and expr.has(sympy.sec) and expr.has(sympy.csc)
+
+
+def test_without_a_free_stand_in_the_text_is_read_as_latex2sympy2_reads_it() -> None:
+    crowded = r"\coth x \sin x \cos x \tan x \cot x \sec x \csc x"
+    assert reciprocal_hyperbolic_standins(crowded) == (crowded, {})
+
+
+@pytest.mark.parametrize("label", [r"v_{\mathrm{sin}}", r"E^{\text{cos}}", r"v_\mathrm{exp}"])
+def test_a_name_in_a_subscript_is_a_label(label: str) -> None:
+    assert roman_function_names(label) == label
+    assert latex_to_sympy(label).outcome == latex_to_sympy(label, compat="phybench").outcome
+
+
+# (reference, answer, equivalent?)
+PAIRS = [
+    (r"\frac{\cosh x}{\sinh x}", r"\coth x", True),
+    (r"\frac{\sinh x}{\cosh x}", r"\coth x", False),
+    (r"\frac{1}{\cosh x}", r"\operatorname{sech}(x)", True),
+    (r"\frac{1}{\sinh x}", r"\operatorname{sech}(x)", False),
+    (r"\frac{1}{2\sinh x\cosh x}", r"\operatorname{csch}(2x)", True),
+    (r"\frac{1}{2\sinh x\cosh x}", r"\operatorname{csch}(x)", False),
+    (r"\frac{\hbar\omega}{2}+\frac{\hbar\omega}{e^{\hbar\omega/kT}-1}", r"\frac{\hbar\omega}{2}\coth\frac{\hbar\omega}{2kT}",
+     True),
+    (r"\frac{\hbar\omega}{2}+\frac{\hbar\omega}{e^{\hbar\omega/kT}+1}", r"\frac{\hbar\omega}{2}\coth\frac{\hbar\omega}{2kT}",
+     False),
+    (r"\frac{\hbar\omega}{2}+\frac{\hbar\omega}{e^{\hbar\omega/kT}-1}", r"\frac{\hbar\omega}{2}\coth\frac{\hbar\omega}{kT}",
+     False),
+    (r"mg\sin\theta", r"mg\mathrm{sin}\theta", True),
+    (r"mg\cos\theta", r"mg\mathrm{sin}\theta", False),
+    (r"\sqrt{1-\tanh^2 x}", r"\text{sech}(x)", True),
+]
+
+
+@pytest.mark.parametrize(("reference", "answer", "equivalent"), PAIRS, ids=[f"{p[1]}~{p[0]}" for p in PAIRS])
+def test_the_equivalence_a_misreading_hid_is_found_and_near_misses_stay_wrong(
+        reference: str, answer: str, equivalent: bool) -> None:
+    result = eed(reference, answer)
+    assert (result.score == 100) is equivalent, result
+    if not equivalent:
+        assert result.outcome == "wrong", result
