@@ -21,6 +21,13 @@ EQUIVALENT = [
     (r"\sqrt{2gL(1-\sin\theta)}", r"2\sqrt{gL}\left|\sin\left(\frac{\pi}{4}-\frac{\theta}{2}\right)\right|", ""),
     # the half-angle rewrite
     (r"\frac{1-\cos(\pi/n)}{2}", r"\sin^2\left(\frac{\pi}{2n}\right)", ""),
+    # an inverse hyperbolic function as its logarithm; where v > c both sides are complex, on
+    # conjugate branches: the probe decides where both are real (v < c, the physics)
+    (r"\frac12\ln\frac{c+v}{c-v}", r"\operatorname{artanh}(v/c)", "both sides are real"),
+    (r"\frac12\ln\frac{c+v}{c-v}", r"\tanh^{-1}\frac{v}{c}", "logarithmic form"),
+    (r"\ln\left(\frac{E}{mc^2}+\sqrt{\frac{E^2}{m^2c^4}-1}\right)", r"\operatorname{arcosh}\frac{E}{mc^2}",
+     "logarithmic form"),
+    (r"\frac12\ln\frac{v+c}{v-c}", r"\coth^{-1}\frac{v}{c}", "logarithmic form"),
 ]
 
 NEAR_MISSES = [
@@ -35,6 +42,14 @@ NEAR_MISSES = [
     (r"\frac{1-\cos(\pi/n)}{2}", r"\sin^2\left(\frac{\pi}{n}\right)"),  # the half angle missed
     (r"\frac{1-\cos(\pi/n)}{2}", r"\cos^2\left(\frac{\pi}{2n}\right)"),
     (r"\sqrt{x}\sqrt{y}", r"-\sqrt{xy}"),
+    (r"\frac12\ln\frac{c+v}{c-v}", r"\operatorname{artanh}(c/v)"),  # the ratio upside down
+    (r"\frac12\ln\frac{c-v}{c+v}", r"\operatorname{artanh}(v/c)"),  # the sign
+    (r"\ln\frac{c+v}{c-v}", r"\operatorname{artanh}(v/c)"),  # the factor 1/2
+    (r"\frac12\ln\frac{1+v}{1-v}", r"\operatorname{artanh}(v/c)"),  # c dropped
+    (r"\ln\left(\frac{E}{mc^2}-\sqrt{\frac{E^2}{m^2c^4}-1}\right)", r"\operatorname{arcosh}\frac{E}{mc^2}"),
+    (r"\sqrt{a-b}", r"\sqrt{b-a}"),  # one side real where the other is not: a difference
+    (r"\sqrt{-x}", r"-\sqrt{-x}"),  # complex everywhere, no real point to decide on: a difference
+    (r"\ln(-x)", r"\ln(x)"),
 ]
 
 

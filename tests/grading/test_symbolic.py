@@ -67,6 +67,33 @@ def test_numeric_probe_and_symbolic_confirmation() -> None:
     assert differ.equivalent is False and differ.method == "numeric"
 
 
+def test_the_probe_evaluates_undefined_functions_through_one_fixed_function() -> None:
+    # An unknown initial value such as \eta_k(0) used to leave the probe without a valid point,
+    # and simplify then ran on the difference (22 s on the PHYBench pipeline's regression pair
+    # 698) to end undecided. Equal for every function means equal for one: a difference is real.
+    f, g = sympy.Function("f"), sympy.Function("eta_k")
+    x, y = sympy.symbols("x y", positive=True)
+    differ = check_equivalence(g(0) * (1 + x), g(0) + x * g(1))
+    assert differ.equivalent is False and differ.method == "numeric", differ
+    for reference, near_miss in [(f(x) + f(y), f(x + y)), (2 * f(x), f(2 * x)), (f(x) * f(y), f(x * y))]:
+        assert check_equivalence(reference, near_miss).equivalent is False
+    same = check_equivalence(g(0) * (1 + x), g(0) + x * g(0))
+    assert same.equivalent is True and same.method == "symbolic", same  # agreement is still proven
+    derivative = check_equivalence(sympy.Derivative(f(x), x), 2 * sympy.Derivative(f(x), x))
+    assert derivative.equivalent is not True  # derivatives of unknown functions: left to simplify
+
+
+def test_a_pipeline_regression_pair_with_an_unknown_function_is_decided_by_the_probe() -> None:
+    from physeval.grading.eed import eed
+
+    reference = (r"\frac{(p+4\nu k^2)\eta_k(0)+\eta'_k(0)}{(p+2\nu k^2)^2+(g+\frac{\tau}{\rho} k^2)k \tanh(kh)"
+                 r" - 4\nu^{3/2}k^3\frac{\sqrt{p+\nu k^2}\tanh(kh)}{\tanh\left(\sqrt{\frac{p+\nu k^2}{\nu}}h\right)}}")
+    answer = r"\frac{\eta_k(0)(p + 2\nu k^2) + \eta'_k(0)}{p^2 + 2\nu k^2 p + \frac{\tau k^3 \tanh(kh)}{\rho}}"
+    result = eed(reference, answer)
+    assert result.outcome == "wrong" and "values differ" in result.reason, result
+    assert round(result.score, 2) == 6.91  # the pipeline's test: distance 58.4 of 110 nodes
+
+
 def test_close_but_different_values_are_not_equivalent() -> None:
     x = sympy.Symbol("x")
     assert check_equivalence(x, x * (1 + sympy.Rational(1, 10**6))).equivalent is False

@@ -9,10 +9,11 @@ of the difference under positive assumptions -- but only within operation budget
 :func:`physeval.answers.bounds.expanded_terms`); when a budget is exceeded or simplification
 cannot reach zero, bounded exact rewrites are tried when the probe agreed at every point
 (decimals as the exact rationals they write, a square root compared through its radicand, the
-exponential form of trigonometric functions; each an identity for every value, so a near miss
-cannot pass by a sign or a rounding); otherwise the verdict is an explicit ``undecided`` that
-names the budget. Used by the
-symbolic grader and by EED (an equivalent answer never needs a tree).
+exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic ones;
+each an identity for every value, so a near miss cannot pass by a sign or a rounding);
+otherwise the verdict is an explicit ``undecided`` that names the budget. Where both sides are
+complex the probe lets them differ (a branch), deciding on the points where both are real. Used
+by the symbolic grader and by EED (an equivalent answer never needs a tree).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = ["Equivalence", "check_equivalence", "pipeline_equivalence", "PROBE_PO
            "SYMBOLIC_OPS_BUDGET", "SYMBOLIC_EXPAND_BUDGET"]
 
 PROBE_POINTS = 5
+PROBE_POINTS_WIDE = 15  # points tried when two sides differ only where both are complex (a branch)
 PROBE_DIGITS = 40
 REL_TOL = 1e-9
 SYMBOLIC_OPS_BUDGET = 300  # count_ops of the difference; above it no simplification is tried
@@ -76,6 +78,39 @@ def _evaluate(expr: Any, point: dict[Any, Any]) -> complex | None:
     return result
 
 
+def _concrete_functions(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a`` and ``b`` with every undefined function (``\\eta_k(0)``, ``f(x)``) replaced by one fixed
+    function of its arguments, the same on both sides, so the probe can evaluate them.
+
+    Two expressions equal for every function are equal for this one: a difference the probe finds
+    then is a real one. (Agreement proves nothing, and is confirmed symbolically on the original
+    expressions, as always.) The function for a name is ``c0 + sum_i c_i sin(d_i x_i + e_i)`` with
+    coefficients seeded by the name, so every machine probes the same values. Derivatives and
+    integrals of undefined functions are left as they are (the probe stays inconclusive there).
+    """
+    import sympy
+    from sympy.core.function import AppliedUndef
+
+    if not (a.has(AppliedUndef) or b.has(AppliedUndef)):
+        return a, b
+    if any(e.has(sympy.Derivative, sympy.Integral, sympy.Subs) for e in (a, b)):
+        return a, b
+
+    def concrete(application: Any) -> Any:
+        name = type(application).__name__
+        rng = random.Random(f"{_SEED}:function:{name}:{len(application.args)}")
+        value = sympy.Rational(rng.randint(50_000, 300_000), 100_000)
+        for argument in application.args:
+            c, d, e = (sympy.Rational(rng.randint(50_000, 300_000), 100_000) for _ in range(3))
+            value += c * sympy.sin(d * argument + e)
+        return value
+
+    def replace(expr: Any) -> Any:
+        return expr.replace(lambda e: isinstance(e, AppliedUndef), concrete)
+
+    return replace(a), replace(b)
+
+
 def _close(a: complex, b: complex) -> bool:
     scale = max(abs(a), abs(b))
     if scale < _ZERO_FLOOR:
@@ -83,21 +118,49 @@ def _close(a: complex, b: complex) -> bool:
     return abs(a - b) <= REL_TOL * scale
 
 
+def _complex(value: complex) -> bool:
+    """Whether ``value`` is off the real line (beyond the probe's tolerance)."""
+    return abs(value.imag) > REL_TOL * max(abs(value), _ZERO_FLOOR)
+
+
 def _numeric_probe(a: Any, b: Any) -> tuple[bool | None, str]:
-    """False at the first point where the values differ; True if all valid points agree."""
+    """False at the first point where the values differ; True if all valid points agree.
+
+    A point where *both* values are complex and differ (``artanh(v/c)`` against
+    ``\\frac12\\ln\\frac{c+v}{c-v}`` at ``v > c``: the two sides take conjugate branches) says
+    nothing about the physics, which lives where the sides are real: there the probe goes on, up
+    to :data:`PROBE_POINTS_WIDE` points, and the two are equal when they agree at every point
+    where both are real, at least three of them. With fewer real points such a point is a
+    difference, as any other.
+    """
+    a, b = _concrete_functions(a, b)
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: str(s))
-    points = _probe_points(symbols, PROBE_POINTS)
-    valid = 0
+    points = _probe_points(symbols, PROBE_POINTS_WIDE)
+    valid = real = 0
+    branch: tuple[int, complex, complex] | None = None
     for k, point in enumerate(points):
+        if k >= PROBE_POINTS and branch is None:
+            break
         va = _evaluate(a, point)
         if va is None:
             continue
         vb = _evaluate(b, point)
         if vb is None:
             continue
-        valid += 1
-        if not _close(va, vb):
+        if _close(va, vb):
+            valid += 1
+            real += not (_complex(va) or _complex(vb))
+            continue
+        if _complex(va) and _complex(vb):
+            branch = branch or (k, va, vb)
+            continue
+        return False, f"numeric probe: values differ at point {k + 1} ({va:.6g} vs {vb:.6g})"
+    if branch is not None:
+        k, va, vb = branch
+        if real < 3:
             return False, f"numeric probe: values differ at point {k + 1} ({va:.6g} vs {vb:.6g})"
+        return True, (f"numeric probe: equal at the {real} points where both sides are real; where both are "
+                      f"complex they take different branches (point {k + 1}: {va:.6g} vs {vb:.6g})")
     if valid >= 3 or (valid >= 1 and not symbols):
         return True, f"numeric probe: equal at {valid} points"
     return None, f"numeric probe inconclusive ({valid} valid points)"
@@ -196,6 +259,25 @@ def _trig_zero(diff: Any) -> bool:
     return bool(expanded == 0 or sympy.simplify(expanded) == 0)
 
 
+def _log_zero(diff: Any) -> bool:
+    """``diff`` is 0 after writing inverse hyperbolic functions as logarithms and splitting the
+    logarithms of products and quotients (``artanh u = \\frac12\\ln\\frac{1+u}{1-u}``), within the
+    operation budgets. The split holds where every logarithm's argument is positive; the probe
+    has already found the two sides equal at every point where both are real."""
+    import sympy
+
+    from physeval.answers.bounds import expanded_terms
+
+    if not diff.has(sympy.log, sympy.asinh, sympy.acosh, sympy.atanh, sympy.acoth, sympy.asech, sympy.acsch):
+        return False
+    rewritten = sympy.expand_log(diff.rewrite(sympy.log), force=True)
+    if sympy.count_ops(rewritten) > SYMBOLIC_OPS_BUDGET:
+        return False
+    if expanded_terms(rewritten, cap=10 * SYMBOLIC_EXPAND_BUDGET) > SYMBOLIC_EXPAND_BUDGET:
+        return False
+    return bool(rewritten == 0 or sympy.simplify(rewritten) == 0)
+
+
 def _exact_rewrite(reference: Any, answer: Any) -> str:
     """How the two are shown equal by bounded exact rewrites (``""`` when they are not):
     exact-rational decimals, then a square root compared through its radicand, then the
@@ -219,6 +301,8 @@ def _exact_rewrite(reference: Any, answer: Any) -> str:
             return "square roots of equal radicands" + (" (exact decimals)" if decimals else "")
     if _trig_zero(a - b):
         return "exponential form of the trigonometric functions: difference is 0"
+    if _log_zero(a - b):
+        return "logarithmic form of the inverse hyperbolic functions: difference is 0"
     return ""
 
 
