@@ -1,9 +1,10 @@
 """Function names latex2sympy2 misreads are read as the functions they name, in the default mode.
 
 latex2sympy2 (and with it the PHYBench pipeline, whose reading ``compat="phybench"`` keeps) lexes
-``\\coth x`` as ``\\cot`` times ``h x`` and reads ``\\mathrm{sin}\\theta`` as the product of the
-letters ``s``, ``i``, ``n``. Each case below shows both readings; the graders then find the
-equivalences those misreadings hid and still reject the near misses.
+``\\coth x`` as ``\\cot`` times ``h x``, cannot parse ``\\operatorname{erf}(x)`` and reads
+``\\mathrm{sin}\\theta`` as the product of the letters ``s``, ``i``, ``n``. Each case below shows
+both readings; the graders then find the equivalences those misreadings hid and still reject the
+near misses.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 import sympy
 
 from physeval.answers.latex import latex_to_sympy
-from physeval.answers.latex_functions import reciprocal_hyperbolic_standins, roman_function_names
+from physeval.answers.latex_functions import function_standins, roman_function_names
 from physeval.grading.eed import eed
 
 x, h, theta, D, R = sympy.symbols("x h theta D R")
@@ -28,6 +29,10 @@ READINGS = [
     (r"\mathrm{sin}\theta", sympy.sin(theta), sympy.Symbol("i") * sympy.Symbol("n") * sympy.Symbol("s") * theta),
     (r"\text{tanh}(x)", sympy.tanh(x), None),
     (r"\mathrm{arccosh}(D/R)", sympy.acosh(D / R), None),
+    (r"\operatorname{erf}(x)", sympy.erf(x), None),
+    (r"\mathrm{erf}(x)", sympy.erf(x), sympy.E * sympy.Symbol("r") * sympy.Function("f")(x)),
+    (r"\operatorname{erfc}\frac{x}{2}", sympy.erfc(x / 2), None),
+    (r"\operatorname{erf}^{-1}(x)", sympy.erfinv(x), None),
 ]
 
 
@@ -52,7 +57,7 @@ def test_the_fast_reader_and_latex2sympy2_read_them_alike() -> None:
 
 
 def test_a_stand_in_the_text_uses_is_not_taken() -> None:
-    text, renames = reciprocal_hyperbolic_standins(r"\coth x \cot x \operatorname{arccot} x")
+    text, renames = function_standins(r"\coth x \cot x \operatorname{arccot} x")
     assert text == r"\sec x \cot x \operatorname{arccot} x"  # \cot is taken: the next free one
     assert renames == {"sec": "coth", "asec": "acoth"}
     expr = latex_to_sympy(r"\coth x \cdot \cot x \cdot \sec x \cdot \csc x").expr
@@ -61,7 +66,7 @@ def test_a_stand_in_the_text_uses_is_not_taken() -> None:
 
 def test_without_a_free_stand_in_the_text_is_read_as_latex2sympy2_reads_it() -> None:
     crowded = r"\coth x \sin x \cos x \tan x \cot x \sec x \csc x"
-    assert reciprocal_hyperbolic_standins(crowded) == (crowded, {})
+    assert function_standins(crowded) == (crowded, {})
 
 
 @pytest.mark.parametrize("label", [r"v_{\mathrm{sin}}", r"E^{\text{cos}}", r"v_\mathrm{exp}"])
@@ -87,6 +92,10 @@ PAIRS = [
     (r"mg\sin\theta", r"mg\mathrm{sin}\theta", True),
     (r"mg\cos\theta", r"mg\mathrm{sin}\theta", False),
     (r"\sqrt{1-\tanh^2 x}", r"\text{sech}(x)", True),
+    (r"T_0-T_0\mathrm{erf}\left(\frac{x}{2\sqrt{\alpha t}}\right)", r"T_0\operatorname{erfc}\frac{x}{2\sqrt{\alpha t}}", True),
+    (r"T_0-T_0\mathrm{erf}\left(\frac{x}{2\sqrt{\alpha t}}\right)", r"T_0\operatorname{erf}\frac{x}{2\sqrt{\alpha t}}", False),
+    (r"T_0\operatorname{erf}\frac{x}{2\sqrt{\alpha t}}", r"T_0\operatorname{erf}\frac{x}{\sqrt{\alpha t}}", False),
+    (r"\operatorname{erf}(x)", r"1+\operatorname{erfc}(x)", False),
 ]
 
 

@@ -33,7 +33,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from physeval.answers.bounds import TOO_LARGE, parse_bounded
-from physeval.answers.latex_functions import reciprocal_hyperbolic_standins, restore_functions
+from physeval.answers.latex_functions import function_standins, restore_functions
 from physeval.answers.latex_normalize import COMPAT_PHYBENCH, check_compat, normalize_latex, strip_to_rhs
 
 _BRACE_PAREN = re.compile(r"\}\s*\(")  # "}(" read as a product on the second try
@@ -138,7 +138,7 @@ def _parse(text: str, compat: str | None = None) -> Any:
     renames: dict[str, str] = {}
     if compat is None:
         text = split_differential_commands(text)
-        text, renames = reciprocal_hyperbolic_standins(text)
+        text, renames = function_standins(text)
     try:
         return restore_functions(parse_fast_normalized(text, _dialect(compat)), renames)
     except (Outside, RecursionError):

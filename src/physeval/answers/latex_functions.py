@@ -1,21 +1,23 @@
 """Function names latex2sympy2 misreads, read as the functions they name (physeval's default mode).
 
-latex2sympy2's grammar knows ``\\sinh``, ``\\cosh`` and ``\\tanh`` but not their reciprocals: its
-lexer takes the longest command it knows, so ``\\coth x`` is ``\\cot`` times ``h x`` and
-``\\operatorname{sech}(x)`` is ``sec(h(x))``. A function name in roman type (``\\mathrm{sin}``,
-``\\text{tanh}``), common in typeset solutions, is unwrapped to its letters and read as the product
-``s i n``. Both are wrong verdicts waiting to happen, and the PHYBench pipeline (whose reading
-``compat="phybench"`` keeps) has them too. Two repairs, for the default mode only:
+latex2sympy2's grammar knows ``\\sinh``, ``\\cosh`` and ``\\tanh`` but not their reciprocals, nor
+the error function: its lexer takes the longest command it knows, so ``\\coth x`` is ``\\cot``
+times ``h x``, ``\\operatorname{sech}(x)`` is ``sec(h(x))`` and ``\\operatorname{erf}(x)`` does
+not parse. A function name in roman type (``\\mathrm{sin}``, ``\\text{tanh}``, ``\\mathrm{erf}``),
+common in typeset solutions, is unwrapped to its letters and read as a product (``s i n``;
+``E r f``, with Euler's number). Each is a wrong verdict waiting to happen, and the PHYBench
+pipeline (whose reading ``compat="phybench"`` keeps) has them too. Two repairs, for the default
+mode only:
 
 * :func:`roman_function_names` writes a roman-type function name as its command
   (``\\mathrm{sin}`` -> ``\\sin``), before the normal form unwraps the roman type;
-* :func:`reciprocal_hyperbolic_standins` writes ``\\coth``, ``\\sech``, ``\\csch`` and their
-  inverses (``\\arcoth``, ``\\arccoth``, ...) as trigonometric commands the text does not use,
-  so both parsers read them with the grammar of every other function (powers, ``^{-1}``,
-  arguments with or without brackets); :func:`restore_functions` then renames those functions
-  in the parsed expression (``cot`` -> ``coth``, ``acot`` -> ``acoth``). When the text already
-  uses every stand-in (four trigonometric functions and a reciprocal hyperbolic one in one
-  answer), it is parsed as latex2sympy2 reads it.
+* :func:`function_standins` writes ``\\coth``, ``\\sech``, ``\\csch`` (and their inverses
+  ``\\arcoth``, ``\\arccoth``, ...), ``\\erf`` and ``\\erfc`` as trigonometric commands the text
+  does not use, so both parsers read them with the grammar of every other function (powers,
+  ``^{-1}``, arguments with or without brackets); :func:`restore_functions` then renames those
+  functions in the parsed expression (``cot`` -> ``coth``, ``acot`` -> ``acoth``). When the text
+  already uses every stand-in (six trigonometric functions besides), it is parsed as
+  latex2sympy2 reads it.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["reciprocal_hyperbolic_standins", "restore_functions", "roman_function_names"]
+__all__ = ["function_standins", "restore_functions", "roman_function_names"]
 
 _NAMED = (  # the names a roman-type group may hold to be read as the function
     "sin cos tan cot sec csc sinh cosh tanh coth sech csch arcsin arccos arctan arccot arcsec arccsc "
-    "arsinh arcosh artanh arcoth arsech arcsch arcsinh arccosh arctanh arccoth arcsech arccsch ln log exp"
+    "arsinh arcosh artanh arcoth arsech arcsch arcsinh arccosh arctanh arccoth arcsech arccsch "
+    "ln log exp erf erfc"
 ).split()
 _ROMAN_NAME = re.compile(
     r"\\(?:mathrm|text|textrm|operatorname|mathit|rm)\s*\{\s*(" + "|".join(sorted(_NAMED, key=len, reverse=True))
@@ -49,9 +52,12 @@ def roman_function_names(text: str) -> str:
     return _ROMAN_NAME.sub(write, text)
 
 
-_RECIPROCALS = ("coth", "sech", "csch")
-_TRIG = ("cot", "sec", "csc", "sin", "cos", "tan")  # stand-ins, the natural one first
-_COMMAND = re.compile(r"\\(ar|arc)?(coth|sech|csch)(?![A-Za-z])")
+# The functions latex2sympy2 has no command for, each with its inverse in SymPy (``\\coth^{-1}``,
+# ``\\arcoth`` and ``\\arccoth`` name ``acoth``), and the stand-in tried first for each.
+_INVERSES = {"coth": "acoth", "sech": "asech", "csch": "acsch", "erf": "erfinv", "erfc": "erfcinv"}
+_PREFERRED = {"coth": "cot", "sech": "sec", "csch": "csc"}
+_TRIG = ("cot", "sec", "csc", "sin", "cos", "tan")  # the stand-ins
+_COMMAND = re.compile(r"\\(arc|ar)?(coth|sech|csch|erfc|erf)(?![A-Za-z])")
 
 
 def _uses(text: str, trig: str) -> bool:
@@ -59,23 +65,24 @@ def _uses(text: str, trig: str) -> bool:
     return re.search(r"\\(?:arc)?" + trig + r"(?![A-Za-z])", text) is not None
 
 
-def reciprocal_hyperbolic_standins(text: str) -> tuple[str, dict[str, str]]:
-    """``text`` with each reciprocal hyperbolic command written as a free trigonometric one, and
-    the renames that :func:`restore_functions` applies to the parsed expression.
+def function_standins(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` with each command of a function latex2sympy2 does not know (``\\coth``, ``\\sech``,
+    ``\\csch``, ``\\erf``, ``\\erfc``) written as a free trigonometric one, and the renames that
+    :func:`restore_functions` applies to the parsed expression.
 
     ``\\coth x`` becomes ``\\cot x`` with ``{"cot": "coth", "acot": "acoth"}``; ``\\arcoth``
     and ``\\arccoth`` become ``\\arccot``. A text without such a command comes back unchanged
     with no renames; so does one that leaves no free stand-in.
     """
-    if "h" not in text or _COMMAND.search(text) is None:
+    if _COMMAND.search(text) is None:
         return text, {}
     written = {match.group(2) for match in _COMMAND.finditer(text)}
-    used = [name for name in _RECIPROCALS if name in written]
+    used = [name for name in _INVERSES if name in written]
     free = [trig for trig in _TRIG if not _uses(text, trig)]
-    preferred = {"coth": "cot", "sech": "sec", "csch": "csc"}
     standin: dict[str, str] = {}
     for name in used:
-        choice = preferred[name] if preferred[name] in free else next(iter(free), None)
+        preferred = _PREFERRED.get(name)
+        choice = preferred if preferred in free else next(iter(free), None)
         if choice is None:
             return text, {}
         free.remove(choice)
@@ -88,7 +95,7 @@ def reciprocal_hyperbolic_standins(text: str) -> tuple[str, dict[str, str]]:
     renames: dict[str, str] = {}
     for name, trig in standin.items():
         renames[trig] = name
-        renames["a" + trig] = "a" + name
+        renames["a" + trig] = _INVERSES[name]
     return _COMMAND.sub(write, text), renames
 
 

@@ -9,8 +9,8 @@ of the difference under positive assumptions -- but only within operation budget
 :func:`physeval.answers.bounds.expanded_terms`); when a budget is exceeded or simplification
 cannot reach zero, bounded exact rewrites are tried when the probe agreed at every point
 (decimals as the exact rationals they write, a square root compared through its radicand, the
-exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic ones;
-each an identity for every value, so a near miss cannot pass by a sign or a rounding);
+exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic ones,
+``erfc`` as ``1 - erf``; each an identity for every value, so a near miss cannot pass by a sign or a rounding);
 otherwise the verdict is an explicit ``undecided`` that names the budget. Where both sides are
 complex the probe lets them differ (a branch), deciding on the points where both are real. Used
 by the symbolic grader and by EED (an equivalent answer never needs a tree).
@@ -281,8 +281,10 @@ def _log_zero(diff: Any) -> bool:
 def _exact_rewrite(reference: Any, answer: Any) -> str:
     """How the two are shown equal by bounded exact rewrites (``""`` when they are not):
     exact-rational decimals, then a square root compared through its radicand, then the
-    exponential form of trigonometric functions. Each step is an identity for every value of
-    the symbols (positive, as in the probe), so no near miss can pass by a sign or a rounding."""
+    exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic
+    ones, ``erfc`` as ``1 - erf``. Each step is an identity for every value of the symbols
+    (positive, as in the probe; the logarithms' split where their arguments are), so no near
+    miss can pass by a sign or a rounding."""
     import sympy
 
     a, b = (sympy.posify(_exact_decimals(e))[0] for e in (reference, answer))
@@ -303,6 +305,10 @@ def _exact_rewrite(reference: Any, answer: Any) -> str:
         return "exponential form of the trigonometric functions: difference is 0"
     if _log_zero(a - b):
         return "logarithmic form of the inverse hyperbolic functions: difference is 0"
+    if (a - b).has(sympy.erfc):
+        proven, _ = _symbolic_zero((a - b).rewrite(sympy.erf))
+        if proven:
+            return "erfc as 1 - erf: difference is 0"
     return ""
 
 
