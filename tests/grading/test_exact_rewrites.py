@@ -50,6 +50,14 @@ NEAR_MISSES = [
     (r"\sqrt{a-b}", r"\sqrt{b-a}"),  # one side real where the other is not: a difference
     (r"\sqrt{-x}", r"-\sqrt{-x}"),  # complex everywhere, no real point to decide on: a difference
     (r"\ln(-x)", r"\ln(x)"),
+    # equal where every logarithm's argument is positive, not where the reference is real (an
+    # outside review's false accepts of a forced logarithm split; the probe's points missed h < 1)
+    (r"\ln\left((h-1)^2\right)", r"2\ln(h-1)"),
+    (r"\ln\left((a-n)^2\right)", r"2\ln(a-n)"),
+    (r"\ln\left((d-2)(d-\frac{3}{5})\right)", r"\ln(d-2)+\ln(d-\frac{3}{5})"),
+    (r"\frac{\lambda}{4\pi\epsilon_0}\ln\frac{(x+L)^2}{(x-L)^2}", r"\frac{\lambda}{2\pi\epsilon_0}\ln\frac{x+L}{x-L}"),
+    (r"\frac{\mu_0 I}{4\pi}\ln\frac{(h-H)^2}{H^2}", r"\frac{\mu_0 I}{2\pi}\ln\frac{h-H}{H}"),
+    (r"\operatorname{artanh}(v/c)+\ln((h-1)^2)", r"\frac12\ln\frac{c+v}{c-v}+2\ln(h-1)"),
 ]
 
 

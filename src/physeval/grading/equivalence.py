@@ -259,18 +259,41 @@ def _trig_zero(diff: Any) -> bool:
     return bool(expanded == 0 or sympy.simplify(expanded) == 0)
 
 
+def _single_logarithm(function: Any) -> Any:
+    """An inverse hyperbolic function as the one logarithm it equals wherever it is real
+    (``artanh x = \\frac12\\ln\\frac{1+x}{1-x}`` for ``|x| < 1``, ``arcosh x = \\ln(x + \\sqrt{x^2-1})``
+    for ``x >= 1``, ...): no logarithm is split, so no sign is assumed."""
+    import sympy
+
+    x = function.args[0]
+    forms = {
+        sympy.atanh: lambda: sympy.log(sympy.cancel((1 + x) / (1 - x))) / 2,
+        sympy.acoth: lambda: sympy.log(sympy.cancel((x + 1) / (x - 1))) / 2,
+        sympy.asinh: lambda: sympy.log(x + sympy.sqrt(x**2 + 1)),
+        sympy.acosh: lambda: sympy.log(x + sympy.sqrt(x**2 - 1)),
+        sympy.asech: lambda: sympy.log((1 + sympy.sqrt(1 - x**2)) / x),
+        sympy.acsch: lambda: sympy.log(1 / x + sympy.sqrt(1 + 1 / x**2)),
+    }
+    return forms[function.func]()
+
+
+_INVERSE_HYPERBOLIC = ("asinh", "acosh", "atanh", "acoth", "asech", "acsch")
+
+
 def _log_zero(diff: Any) -> bool:
-    """``diff`` is 0 after writing inverse hyperbolic functions as logarithms and splitting the
-    logarithms of products and quotients (``artanh u = \\frac12\\ln\\frac{1+u}{1-u}``), within the
-    operation budgets. The split holds where every logarithm's argument is positive; the probe
-    has already found the two sides equal at every point where both are real."""
+    """``diff`` is 0 after writing each inverse hyperbolic function as the single logarithm it
+    equals wherever it is real, and every logarithm's argument in lowest terms, within the
+    operation budgets. Nothing is split: ``\\ln((h-1)^2)`` and ``2\\ln(h-1)`` stay apart (they
+    differ for ``h < 1``), so what is proven holds wherever the inverse functions are real."""
     import sympy
 
     from physeval.answers.bounds import expanded_terms
 
-    if not diff.has(sympy.log, sympy.asinh, sympy.acosh, sympy.atanh, sympy.acoth, sympy.asech, sympy.acsch):
+    kinds = tuple(getattr(sympy, name) for name in _INVERSE_HYPERBOLIC)
+    if not diff.has(*kinds):
         return False
-    rewritten = sympy.expand_log(diff.rewrite(sympy.log), force=True)
+    rewritten = diff.replace(lambda e: isinstance(e, kinds), _single_logarithm)
+    rewritten = rewritten.replace(lambda e: isinstance(e, sympy.log), lambda e: sympy.log(sympy.cancel(e.args[0])))
     if sympy.count_ops(rewritten) > SYMBOLIC_OPS_BUDGET:
         return False
     if expanded_terms(rewritten, cap=10 * SYMBOLIC_EXPAND_BUDGET) > SYMBOLIC_EXPAND_BUDGET:
@@ -283,8 +306,8 @@ def _exact_rewrite(reference: Any, answer: Any) -> str:
     exact-rational decimals, then a square root compared through its radicand, then the
     exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic
     ones, ``erfc`` as ``1 - erf``. Each step is an identity for every value of the symbols
-    (positive, as in the probe; the logarithms' split where their arguments are), so no near
-    miss can pass by a sign or a rounding."""
+    (positive, as in the probe; an inverse hyperbolic function's logarithm wherever the function
+    is real), so no near miss can pass by a sign or a rounding."""
     import sympy
 
     a, b = (sympy.posify(_exact_decimals(e))[0] for e in (reference, answer))
