@@ -24,6 +24,7 @@ from physeval.answers.latex_phybench import (  # the normal form's conventions, 
     _wrap_frac,
     phybench_normal_form,
 )
+from physeval.answers.latex_primes import primes_as_names
 
 __all__ = ["normalize_latex", "strip_to_rhs", "COMPAT_PHYBENCH", "check_compat"]
 
@@ -243,6 +244,7 @@ def _stage2(s: str) -> str:
     s = _fix_symbols(s)
     for old, new in _PL_REPLACE_TAIL[2:]:
         s = s.replace(old, new)
+    s = primes_as_names(s)  # after the roman type is unwrapped: the name's own \mathrm stays
     s = _square_brackets_to_parens(s)
     # latex2sympy2_extended 1.11 reads '2(3)' and '2(\\frac{2}{5})' as mixed numbers (5, 12/5)
     # even with interpret_as_mixed_fractions=False; make the product explicit.

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ACCENTS", "ATOMS", "DIALECTS", "Outside", "Token", "closing", "is_call", "skip_atom", "skip_script",
-           "tokens"]
+__all__ = ["ACCENTS", "ATOMS", "DIALECTS", "GREEK", "Outside", "Token", "closing", "is_call", "skip_atom",
+           "skip_script", "tokens"]
 
 DIALECTS = ("1.10", "1.11")
 
@@ -29,6 +29,8 @@ _GREEK = frozenset(
     "alpha beta gamma Gamma delta Delta epsilon varepsilon zeta eta theta Theta vartheta iota kappa "
     "lambda Lambda mu nu xi Xi omicron pi Pi varpi rho varrho sigma Sigma varsigma tau upsilon Upsilon "
     "phi Phi varphi chi psi Psi omega Omega".split())
+GREEK = _GREEK
+"""The Greek letters the grammar reads as symbols (``\\alpha`` ... ``\\Omega``)."""
 _OTHER_SYMBOLS = frozenset(
     "Bbbk wp nabla bigstar angle nexists diagdown measuredangle eth diagup sphericalangle clubsuit "
     "varnothing Diamond complement diamondsuit imath Finv triangledown heartsuit jmath Game triangle "
