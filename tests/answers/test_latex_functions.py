@@ -69,10 +69,28 @@ def test_without_a_free_stand_in_the_text_is_read_as_latex2sympy2_reads_it() -> 
     assert function_standins(crowded) == (crowded, {})
 
 
-@pytest.mark.parametrize("label", [r"v_{\mathrm{sin}}", r"E^{\text{cos}}", r"v_\mathrm{exp}"])
+@pytest.mark.parametrize("label", [r"v_{\mathrm{sin}}", r"E^{\text{cos}}", r"v_\mathrm{exp}", r"v_{a\mathrm{sin}}",
+                                   r"v_{x^{\mathrm{sin}}}"])
 def test_a_name_in_a_subscript_is_a_label(label: str) -> None:
     assert roman_function_names(label) == label
     assert latex_to_sympy(label).outcome == latex_to_sympy(label, compat="phybench").outcome
+
+
+def test_a_name_in_an_exponent_with_an_argument_is_the_function() -> None:
+    assert latex_to_sympy(r"e^{\mathrm{sin}\theta}").expr == sympy.exp(sympy.sin(theta))
+    assert latex_to_sympy(r"x^{\mathrm{ln} 2}").expr == latex_to_sympy(r"x^{\ln 2}").expr
+
+
+def test_a_longer_command_that_starts_with_a_stand_in_keeps_it_taken() -> None:
+    # \cotan is lexed as \cot followed by letters: \cot is not free for \coth
+    expr = latex_to_sympy(r"\cotan x+\coth y").expr
+    assert expr.has(sympy.cot) and expr.has(sympy.coth) and expr.count(sympy.coth) == 1, expr
+
+
+@pytest.mark.parametrize(("a", "b"), [(r"\eta_k(0)", r"\eta_{k}(0)"), (r"v_x(t)", r"v_{x}(t)")])
+def test_an_undefined_function_is_named_as_its_symbol_would_be(a: str, b: str) -> None:
+    assert latex_to_sympy(a).expr == latex_to_sympy(b).expr  # as the symbols \eta_k and \eta_{k} are one
+    assert latex_to_sympy(a, compat="phybench").expr != latex_to_sympy(b, compat="phybench").expr
 
 
 # (reference, answer, equivalent?)

@@ -125,9 +125,9 @@ def _parse(text: str, compat: str | None = None) -> Any:
     directly before a command is first split from it (:func:`split_differential_commands`), so
     ``d\\sin\\phi`` is ``d`` times ``\\sin\\phi``; ``compat="phybench"`` keeps latex2sympy2's
     ``dsin`` and reads ``\\gamma`` as the pipeline's pinned latex2sympy2 1.10.2 does (a symbol).
-    The default mode also reads ``\\coth``, ``\\sech``, ``\\csch`` and their inverses as those
-    functions (:mod:`~physeval.answers.latex_functions`); latex2sympy2 reads ``\\coth x`` as
-    ``cot(h x)``.
+    The default mode also reads ``\\coth``, ``\\sech``, ``\\csch`` and their inverses, ``\\erf`` and
+    ``\\erfc`` as those functions, and names an undefined function as its symbol would be named
+    (:mod:`~physeval.answers.latex_functions`); latex2sympy2 reads ``\\coth x`` as ``cot(h x)``.
     """
     from latex2sympy2_extended.math_normalization import normalize_latex as l2s_normalize
 
@@ -140,12 +140,12 @@ def _parse(text: str, compat: str | None = None) -> Any:
         text = split_differential_commands(text)
         text, renames = function_standins(text)
     try:
-        return restore_functions(parse_fast_normalized(text, _dialect(compat)), renames)
+        expr = parse_fast_normalized(text, _dialect(compat))
     except (Outside, RecursionError):
-        pass
-    if compat == COMPAT_PHYBENCH and _dialect(None) != "1.10" and _GAMMA.search(text):
-        return _parse_gamma_as_symbol(text)
-    return restore_functions(_parse_antlr(text), renames)
+        if compat == COMPAT_PHYBENCH and _dialect(None) != "1.10" and _GAMMA.search(text):
+            return _parse_gamma_as_symbol(text)
+        expr = _parse_antlr(text)
+    return expr if compat == COMPAT_PHYBENCH else restore_functions(expr, renames)
 
 
 def _parse_antlr(text: str) -> Any:

@@ -45,11 +45,35 @@ def roman_function_names(text: str) -> str:
         return text
 
     def write(match: re.Match[str]) -> str:
-        if text[:match.start()].rstrip(" {")[-1:] in ("_", "^"):  # v_{\mathrm{sin}}: a label, kept
+        if _is_label(text, match.start(), match.end()):
             return match.group(0)
         return "\\" + match.group(1) + " "
 
     return _ROMAN_NAME.sub(write, text)
+
+
+def _is_label(text: str, start: int, end: int) -> bool:
+    """Whether the roman name at ``text[start:end]`` names a quantity rather than applies a
+    function: anywhere in a subscript (``v_{\\mathrm{sin}}``, ``v_{a\\mathrm{sin}}``,
+    ``v_\\mathrm{exp}``), or as the whole of a superscript (``E^{\\text{cos}}``). In an exponent
+    with an argument (``e^{\\mathrm{sin}\\theta}``) it is the function."""
+    before = text[:start].rstrip(" ")
+    if before[-1:] in ("_", "^"):
+        return True
+    depth = 0
+    for k in range(len(before) - 1, -1, -1):  # the innermost group that holds the name
+        char = before[k]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                opener = before[:k].rstrip(" ")[-1:]
+                if opener == "_":
+                    return True
+                whole = before[k + 1:].strip() == "" and text[end:].lstrip(" ").startswith("}")
+                return opener == "^" and whole
+            depth -= 1
+    return False
 
 
 # The functions latex2sympy2 has no command for, each with its inverse in SymPy (``\\coth^{-1}``,
@@ -61,8 +85,10 @@ _COMMAND = re.compile(r"\\(arc|ar)?(coth|sech|csch|erfc|erf)(?![A-Za-z])")
 
 
 def _uses(text: str, trig: str) -> bool:
-    """Whether ``text`` holds ``\\trig`` or ``\\arctrig`` as a command of its own."""
-    return re.search(r"\\(?:arc)?" + trig + r"(?![A-Za-z])", text) is not None
+    """Whether ``text`` holds a command the parser would lex as ``\\trig`` or ``\\arctrig``: the
+    command itself, or a longer name that starts with it (``\\cotan x`` is lexed ``\\cot`` ``a n x``);
+    the commands being replaced do not count."""
+    return re.search(r"\\(?:arc)?" + trig, _COMMAND.sub(" ", text)) is not None
 
 
 def function_standins(text: str) -> tuple[str, dict[str, str]]:
@@ -101,16 +127,20 @@ def function_standins(text: str) -> tuple[str, dict[str, str]]:
 
 def restore_functions(expr: Any, renames: dict[str, str]) -> Any:
     """``expr`` with every application of a function named in ``renames`` replaced by the
-    function it stands for (same arguments). Only the nodes above a replacement are rebuilt:
-    sums, products, powers and functions unevaluated, as the parsers build them; other nodes
-    (an integral, a limit) by their own constructor, which evaluates nothing they hold."""
-    if not renames:
-        return expr
+    function it stands for (same arguments), and every undefined function named as its symbol
+    would be (:func:`_symbol_like_name`): ``\\eta_{k}(0)`` and ``\\eta_k(0)`` are one function,
+    as the symbols ``\\eta_{k}`` and ``\\eta_k`` are one symbol (latex2sympy2 names a function
+    by its raw text). Only the nodes above a replacement are rebuilt: sums, products, powers and
+    functions unevaluated, as the parsers build them; other nodes (an integral, a limit) by their
+    own constructor, which evaluates nothing they hold."""
     import sympy
+    from sympy.core.function import AppliedUndef
 
     if not isinstance(expr, sympy.Basic):
         return expr
     targets = {getattr(sympy, old): getattr(sympy, new) for old, new in renames.items()}
+    if not targets and not expr.has(AppliedUndef):
+        return expr
     unevaluated = (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function)
 
     def rebuild(node: Any) -> Any:
@@ -119,6 +149,10 @@ def restore_functions(expr: Any, renames: dict[str, str]) -> Any:
         args = [rebuild(arg) for arg in node.args]
         if node.func in targets:
             return targets[node.func](*args, evaluate=False)
+        if isinstance(node, AppliedUndef):
+            name = _symbol_like_name(node.func.__name__)
+            if name != node.func.__name__:
+                return sympy.Function(name)(*args)
         if all(new is old for new, old in zip(args, node.args)):
             return node
         if isinstance(node, unevaluated):
@@ -126,3 +160,14 @@ def restore_functions(expr: Any, renames: dict[str, str]) -> Any:
         return node.func(*args)
 
     return rebuild(expr)
+
+
+_BRACED_ONE = re.compile(r"_\{([A-Za-z0-9])\}")
+
+
+def _symbol_like_name(name: str) -> str:
+    """An undefined function's name as latex2sympy2 names the symbol written the same way: no
+    leading backslash, a one-character subscript without braces (``\\eta_{k}`` -> ``eta_k``)."""
+    if name.startswith("\\") and "\\" not in name[1:] and "{" not in name.split("_", 1)[0]:
+        name = name[1:]
+    return _BRACED_ONE.sub(r"_\1", name)

@@ -86,7 +86,8 @@ def _concrete_functions(a: Any, b: Any) -> tuple[Any, Any]:
     then is a real one. (Agreement proves nothing, and is confirmed symbolically on the original
     expressions, as always.) The function for a name is ``c0 + sum_i c_i sin(d_i x_i + e_i)`` with
     coefficients seeded by the name, so every machine probes the same values. Derivatives and
-    integrals of undefined functions are left as they are (the probe stays inconclusive there).
+    integrals of undefined functions are left as they are (the probe stays inconclusive there), and
+    so is a one-letter name applied to letters (``q(E)`` may mean ``q E``).
     """
     import sympy
     from sympy.core.function import AppliedUndef
@@ -95,6 +96,9 @@ def _concrete_functions(a: Any, b: Any) -> tuple[Any, Any]:
         return a, b
     if any(e.has(sympy.Derivative, sympy.Integral, sympy.Subs) for e in (a, b)):
         return a, b
+    applications = a.atoms(AppliedUndef) | b.atoms(AppliedUndef)
+    if any(len(type(f).__name__) == 1 and all(arg.is_Symbol for arg in f.args) for f in applications):
+        return a, b  # q(E), m(g): one letter before a bracketed letter may be a product, not a function
 
     def concrete(application: Any) -> Any:
         name = type(application).__name__
@@ -121,6 +125,15 @@ def _close(a: complex, b: complex) -> bool:
 def _complex(value: complex) -> bool:
     """Whether ``value`` is off the real line (beyond the probe's tolerance)."""
     return abs(value.imag) > REL_TOL * max(abs(value), _ZERO_FLOOR)
+
+
+def _differ(k: int, va: complex, vb: complex) -> str:
+    """Why point ``k`` settles "not equivalent", with enough digits to show the two values apart."""
+    for digits in (6, 12, 17):
+        shown_a, shown_b = f"{va:.{digits}g}", f"{vb:.{digits}g}"
+        if shown_a != shown_b:
+            break
+    return f"numeric probe: values differ at point {k + 1} ({shown_a} vs {shown_b})"
 
 
 def _numeric_probe(a: Any, b: Any) -> tuple[bool | None, str]:
@@ -154,11 +167,11 @@ def _numeric_probe(a: Any, b: Any) -> tuple[bool | None, str]:
         if _complex(va) and _complex(vb):
             branch = branch or (k, va, vb)
             continue
-        return False, f"numeric probe: values differ at point {k + 1} ({va:.6g} vs {vb:.6g})"
+        return False, _differ(k, va, vb)
     if branch is not None:
         k, va, vb = branch
         if real < 3:
-            return False, f"numeric probe: values differ at point {k + 1} ({va:.6g} vs {vb:.6g})"
+            return False, _differ(k, va, vb)
         return True, (f"numeric probe: equal at the {real} points where both sides are real; where both are "
                       f"complex they take different branches (point {k + 1}: {va:.6g} vs {vb:.6g})")
     if valid >= 3 or (valid >= 1 and not symbols):
