@@ -24,7 +24,7 @@ from physeval.answers.latex_phybench import (  # the normal form's conventions, 
     _wrap_frac,
     phybench_normal_form,
 )
-from physeval.answers.latex_primes import primes_as_names
+from physeval.answers.latex_primes import primes_after_subscripts, primes_as_names
 
 __all__ = ["normalize_latex", "strip_to_rhs", "COMPAT_PHYBENCH", "check_compat"]
 
@@ -240,6 +240,7 @@ def _stage2(s: str) -> str:
         s = s.replace(content, "")
     for old, new in _REPLACE_HEAD:
         s = s.replace(old, new)
+    s = primes_after_subscripts(s)  # before E_ and \gamma are rewritten: E'_k and E_k' alike
     s = _rename_commands(s)
     s = _fix_symbols(s)
     for old, new in _PL_REPLACE_TAIL[2:]:

@@ -4,45 +4,73 @@ latex2sympy2's normalisation deletes every ``'``, so ``v'`` (the velocity after 
 ``x'`` (a coordinate in another frame) and ``y'(t)`` are read as ``v``, ``x`` and ``y(t)``:
 ``\\frac{m v'}{M}`` is then "correct" against ``\\frac{m v}{M}``, and ``y'(t) + y(t)`` against
 ``2 y(t)``. The PHYBench pipeline does the same, and ``compat="phybench"`` keeps it.
-:func:`primes_as_names` writes each primed letter as one symbol whose name holds the primes
-(``v'`` -> ``\\mathrm{v\\prime}``, ``\\omega''_1`` -> ``\\mathrm{\\omega\\prime\\prime}_1``,
-``\\vec{v}'`` -> ``\\vec{v\\prime}``), which both parsers read as a symbol of its own;
-``v^{\\prime}`` is the same prime. ``v'_1`` and ``v_1'`` are the same symbol.
+
+Two passes, around the normal form's own symbol rewrites (``E_`` -> ``\\bar{E}_``,
+``\\gamma`` -> ``\\bar{gamma}``, which must see the same text for ``E'_k`` and ``E_k'``):
+
+* :func:`primes_after_subscripts` first writes every prime the same way: ``x^{\\prime}`` and
+  ``x^{'}`` as ``x'``, and ``v'_1`` as ``v_1'``;
+* :func:`primes_as_names` then writes each primed symbol as one symbol whose name holds the
+  primes: ``v'`` -> ``\\mathrm{v\\prime}``, ``m v_1'`` -> ``m \\mathrm{v\\prime}_1``,
+  ``\\omega''`` -> ``\\mathrm{omega\\prime\\prime}``, ``\\vec{v}_1'`` -> ``\\vec{v\\prime}_1``, which both
+  parsers read as a symbol of its own.
+
+A prime after a bracket (``\\sin(\\theta)'``) or inside a subscript is left as latex2sympy2 reads it.
 """
 
 from __future__ import annotations
 
 import re
 
-from physeval.answers.latex_tokens import GREEK
+from physeval.answers.latex_tokens import ACCENTS, SYMBOL_COMMANDS
 
-__all__ = ["primes_as_names"]
+__all__ = ["primes_after_subscripts", "primes_as_names"]
 
-_PRIME_POWER = re.compile(r"\^\s*(?:\{\s*((?:\\prime\s*)+)\}|\\prime(?![A-Za-z]))")
+_PRIME_POWER = re.compile(r"\^\s*(?:\{\s*((?:\\prime\s*|'\s*)+)\}|\\prime(?![A-Za-z]))")
+_SUB = r"(?:_\{[^{}]*\}|_[A-Za-z0-9])"
+_PRIMES = r"(?:\s*')+"
+_MOVE = re.compile(r"(?P<primes>" + _PRIMES + r")(?P<sub>" + _SUB + ")")
 _PRIMED = re.compile(
-    r"(?P<accent>\\[A-Za-z]+)\{(?P<inner>[^{}\\]*)\}(?P<after>'+)"  # \vec{v}'
-    r"|(?P<base>(?<![A-Za-z\\])[A-Za-z]|\\[A-Za-z]+)"  # a letter, or a command (Greek letters only, below)
-    r"(?P<sub>_\{[^{}]*\}|_[A-Za-z0-9])?(?P<primes>'+)(?P<late>_\{[^{}]*\}|_[A-Za-z0-9])?"
+    r"(?P<accent>\\[A-Za-z]+)\{(?P<inner>[^{}\\]*)\}(?P<asub>" + _SUB + r")?(?P<aprimes>" + _PRIMES + ")"
+    r"|(?P<command>\\[A-Za-z]+)(?P<csub>" + _SUB + r")?(?P<cprimes>" + _PRIMES + ")?"
+    r"|(?P<letter>[A-Za-z])(?P<sub>" + _SUB + r")?(?P<primes>" + _PRIMES + ")"
 )
 
 
-def primes_as_names(text: str) -> str:
-    """``text`` with every primed letter written as one symbol whose name holds its primes."""
-    if "'" not in text and "\\prime" not in text:
+def _has_prime(text: str) -> bool:
+    return "'" in text or "\\prime" in text
+
+
+def primes_after_subscripts(text: str) -> str:
+    """Every prime written ``'`` and after its symbol's subscript: ``x^{\\prime}`` -> ``x'``,
+    ``v'_1`` -> ``v_1'`` (the first pass)."""
+    if not _has_prime(text):
         return text
-    text = _PRIME_POWER.sub(lambda m: "'" * max(1, (m.group(1) or "").count("\\prime")), text)
+    text = _PRIME_POWER.sub(lambda m: "'" * max(1, (m.group(1) or "").count("\\prime") + (m.group(1) or "").count("'")),
+                            text)
+    return _MOVE.sub(lambda m: m.group("sub") + "'" * m.group("primes").count("'"), text)
+
+
+def primes_as_names(text: str) -> str:
+    """``text`` with every primed symbol written as one symbol whose name holds its primes (the
+    second pass)."""
+    if "'" not in text:
+        return text
 
     def write(match: re.Match[str]) -> str:
         if match.group("accent"):
-            marks = "\\prime" * len(match.group("after"))
-            return f"{match.group('accent')}{{{match.group('inner')}{marks}}}"
-        base = match.group("base")
-        if base.startswith("\\") and base[1:] not in GREEK:
-            return match.group(0)
-        marks = "\\prime" * len(match.group("primes"))
-        subscript = match.group("sub") or match.group("late") or ""
-        if match.group("sub") and match.group("late"):
-            return match.group(0)  # v_1'_2: not a name
-        return f"\\mathrm{{{base}{marks}}}{subscript}"
+            accent = match.group("accent")
+            if accent[1:] not in ACCENTS:
+                return match.group(0)
+            marks = "\\prime" * match.group("aprimes").count("'")
+            return f"{accent}{{{match.group('inner')}{marks}}}{match.group('asub') or ''}"
+        if match.group("command"):
+            name = match.group("command")[1:]
+            if not match.group("cprimes") or name not in SYMBOL_COMMANDS:
+                return match.group(0)
+            marks = "\\prime" * match.group("cprimes").count("'")
+            return f"\\mathrm{{{name}{marks}}}{match.group('csub') or ''}"
+        marks = "\\prime" * match.group("primes").count("'")
+        return f"\\mathrm{{{match.group('letter')}{marks}}}{match.group('sub') or ''}"
 
     return _PRIMED.sub(write, text)

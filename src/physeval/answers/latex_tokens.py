@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ACCENTS", "ATOMS", "DIALECTS", "GREEK", "Outside", "Token", "closing", "is_call", "skip_atom",
-           "skip_script", "tokens"]
+__all__ = ["ACCENTS", "ATOMS", "DIALECTS", "GREEK", "SYMBOL_COMMANDS", "Outside", "Token", "closing", "is_call",
+           "skip_atom", "skip_script", "tokens"]
 
 DIALECTS = ("1.10", "1.11")
 
@@ -29,8 +29,6 @@ _GREEK = frozenset(
     "alpha beta gamma Gamma delta Delta epsilon varepsilon zeta eta theta Theta vartheta iota kappa "
     "lambda Lambda mu nu xi Xi omicron pi Pi varpi rho varrho sigma Sigma varsigma tau upsilon Upsilon "
     "phi Phi varphi chi psi Psi omega Omega".split())
-GREEK = _GREEK
-"""The Greek letters the grammar reads as symbols (``\\alpha`` ... ``\\Omega``)."""
 _OTHER_SYMBOLS = frozenset(
     "Bbbk wp nabla bigstar angle nexists diagdown measuredangle eth diagup sphericalangle clubsuit "
     "varnothing Diamond complement diamondsuit imath Finv triangledown heartsuit jmath Game triangle "
@@ -57,6 +55,10 @@ _ELSEWHERE = frozenset(
     "begin end exponentialE xrightarrow xRightarrow leftrightarrow Leftrightarrow in equiv approx lt leq "
     "le leqslant gt geq ge geqslant ne neq not char partial variable cup cap setminus pm mp emptyset "
     "supseteq subseteq notin frac dfrac tfrac cfrac sqrt infty".split())
+GREEK = _GREEK
+"""The Greek letters the grammar reads as symbols (``\\alpha`` ... ``\\Omega``)."""
+SYMBOL_COMMANDS = _GREEK | _OTHER_SYMBOLS
+"""Every command the grammar reads as a symbol: Greek letters, ``\\ell``, ``\\hbar``, ..."""
 _KNOWN = _GREEK | _OTHER_SYMBOLS | _FUNCTIONS | _SKIPPED | frozenset(_OPERATORS) | _ELSEWHERE
 # Plain-letter tokens of the grammar (they make a syntax error or a matrix operation outside
 # \operatorname): a text where one would be lexed goes to latex2sympy2.
