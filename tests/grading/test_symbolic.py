@@ -81,9 +81,11 @@ def test_the_probe_evaluates_undefined_functions_through_one_fixed_function() ->
     assert same.equivalent is True and same.method == "symbolic", same  # agreement is still proven
     derivative = check_equivalence(sympy.Derivative(f(x), x), 2 * sympy.Derivative(f(x), x))
     assert derivative.equivalent is not True  # derivatives of unknown functions: left to simplify
-    q, e = sympy.Function("q"), sympy.Symbol("E")
-    ambiguous = check_equivalence(q(e), sympy.Symbol("q") * e)  # q(E) may be q times E
-    assert ambiguous.equivalent is None, ambiguous
+    q, e, c = sympy.Function("q"), sympy.Symbol("E"), sympy.Symbol("c")
+    for written, product in [(q(e), sympy.Symbol("q") * e), (q(c**2), sympy.Symbol("q") * c**2),
+                             (sympy.Function("gamma")(c), sympy.Symbol("gamma") * c)]:
+        ambiguous = check_equivalence(written, product)  # q(E) may be q times E
+        assert ambiguous.equivalent is None, ambiguous
 
 
 def test_a_pipeline_regression_pair_with_an_unknown_function_is_decided_by_the_probe() -> None:

@@ -87,7 +87,8 @@ def _concrete_functions(a: Any, b: Any) -> tuple[Any, Any]:
     expressions, as always.) The function for a name is ``c0 + sum_i c_i sin(d_i x_i + e_i)`` with
     coefficients seeded by the name, so every machine probes the same values. Derivatives and
     integrals of undefined functions are left as they are (the probe stays inconclusive there), and
-    so is a one-letter name applied to letters (``q(E)`` may mean ``q E``).
+    so is a name without a subscript (``q(E)``, ``m(c^2)``, ``\\gamma(v)`` may each be a product;
+    ``\\eta_k(0)``, ``v_x(t)`` are functions).
     """
     import sympy
     from sympy.core.function import AppliedUndef
@@ -97,8 +98,8 @@ def _concrete_functions(a: Any, b: Any) -> tuple[Any, Any]:
     if any(e.has(sympy.Derivative, sympy.Integral, sympy.Subs) for e in (a, b)):
         return a, b
     applications = a.atoms(AppliedUndef) | b.atoms(AppliedUndef)
-    if any(len(type(f).__name__) == 1 and all(arg.is_Symbol for arg in f.args) for f in applications):
-        return a, b  # q(E), m(g): one letter before a bracketed letter may be a product, not a function
+    if any("_" not in type(f).__name__ for f in applications):
+        return a, b  # q(E), m(c^2), \gamma(v): a plain name before brackets may be a product, not a function
 
     def concrete(application: Any) -> Any:
         name = type(application).__name__
