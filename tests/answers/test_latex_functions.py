@@ -87,10 +87,10 @@ def test_a_longer_command_that_starts_with_a_stand_in_keeps_it_taken() -> None:
     assert expr.has(sympy.cot) and expr.has(sympy.coth) and expr.count(sympy.coth) == 1, expr
 
 
-@pytest.mark.parametrize(("a", "b"), [(r"\eta_k(0)", r"\eta_{k}(0)"), (r"v_x(t)", r"v_{x}(t)")])
+@pytest.mark.parametrize(("a", "b"), [(r"\eta_k(0)", r"\eta_{k}(0)"), (r"v_x(t)", r"v_{x}(t)"), (r"\rho(r)", r"\rho (r)")])
 def test_an_undefined_function_is_named_as_its_symbol_would_be(a: str, b: str) -> None:
     assert latex_to_sympy(a).expr == latex_to_sympy(b).expr  # as the symbols \eta_k and \eta_{k} are one
-    assert latex_to_sympy(a, compat="phybench").expr != latex_to_sympy(b, compat="phybench").expr
+    assert latex_to_sympy(a, compat="phybench").expr != latex_to_sympy(b, compat="phybench").expr or " " in b
 
 
 # (reference, answer, equivalent?)

@@ -67,6 +67,11 @@ PAIRS = [
     (r"\vec{v}'_1", r"\vec{v}_1'", True),
     ("x'", "x^{'}", True),
     (r"m_1 v_1' + m_2 v_2'", r"m_1 v'_1 + m_2 v'_2", True),
+    (r"(x+ct)'", r"x+ct", False),  # a prime after a bracket is a mark of its own
+    (r"\sin(\theta)'", r"\sin\theta", False),
+    (r"\vec{v'}", r"\vec{v}", False),
+    (r"\bar{v'}", r"\bar{v}'", True),
+    ("v^{'}", "v'", True),
 ]
 
 

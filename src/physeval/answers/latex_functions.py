@@ -170,4 +170,4 @@ def _symbol_like_name(name: str) -> str:
     leading backslash, a one-character subscript without braces (``\\eta_{k}`` -> ``eta_k``)."""
     if name.startswith("\\") and "\\" not in name[1:] and "{" not in name.split("_", 1)[0]:
         name = name[1:]
-    return _BRACED_ONE.sub(r"_\1", name)
+    return _BRACED_ONE.sub(r"_\1", name.replace(" ", ""))

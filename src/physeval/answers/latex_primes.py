@@ -15,7 +15,7 @@ Two passes, around the normal form's own symbol rewrites (``E_`` -> ``\\bar{E}_`
   ``\\omega''`` -> ``\\mathrm{omega\\prime\\prime}``, ``\\vec{v}_1'`` -> ``\\vec{v\\prime}_1``, which both
   parsers read as a symbol of its own.
 
-A prime after a bracket (``\\sin(\\theta)'``) or inside a subscript is left as latex2sympy2 reads it.
+A prime after a bracket (``(x+ct)'``, ``\\sin(\\theta)'``) is written ``^{\\prime}``: a mark of its own.
 """
 
 from __future__ import annotations
@@ -27,11 +27,14 @@ from physeval.answers.latex_tokens import ACCENTS, SYMBOL_COMMANDS
 __all__ = ["primes_after_subscripts", "primes_as_names"]
 
 _PRIME_POWER = re.compile(r"\^\s*(?:\{\s*((?:\\prime\s*|'\s*)+)\}|\\prime(?![A-Za-z]))")
-_SUB = r"(?:_\{[^{}]*\}|_[A-Za-z0-9])"
+_SUB = r"(?:_\{[^{}\\]*\}|_[A-Za-z0-9])"
 _PRIMES = r"(?:\s*')+"
 _MOVE = re.compile(r"(?P<primes>" + _PRIMES + r")(?P<sub>" + _SUB + ")")
+_AFTER_BRACKET = re.compile(r"(?<=[)\]}])(?P<primes>" + _PRIMES + ")")
+_ACCENT = "|".join(sorted(ACCENTS, key=len, reverse=True))
 _PRIMED = re.compile(
-    r"(?P<accent>\\[A-Za-z]+)\{(?P<inner>[^{}\\]*)\}(?P<asub>" + _SUB + r")?(?P<aprimes>" + _PRIMES + ")"
+    r"(?P<accent>\\(?:" + _ACCENT + r"))\{(?P<inner>[^{}\\']*)(?P<iprimes>'*)\}(?P<asub>" + _SUB + r")?(?P<aprimes>"
+    + _PRIMES + ")?"
     r"|(?P<command>\\[A-Za-z]+)(?P<csub>" + _SUB + r")?(?P<cprimes>" + _PRIMES + ")?"
     r"|(?P<letter>[A-Za-z])(?P<sub>" + _SUB + r")?(?P<primes>" + _PRIMES + ")"
 )
@@ -60,9 +63,10 @@ def primes_as_names(text: str) -> str:
     def write(match: re.Match[str]) -> str:
         if match.group("accent"):
             accent = match.group("accent")
-            if accent[1:] not in ACCENTS:
+            count = match.group("iprimes").count("'") + (match.group("aprimes") or "").count("'")
+            if not count:
                 return match.group(0)
-            marks = "\\prime" * match.group("aprimes").count("'")
+            marks = "\\prime" * count
             return f"{accent}{{{match.group('inner')}{marks}}}{match.group('asub') or ''}"
         if match.group("command"):
             name = match.group("command")[1:]
@@ -73,4 +77,6 @@ def primes_as_names(text: str) -> str:
         marks = "\\prime" * match.group("primes").count("'")
         return f"\\mathrm{{{match.group('letter')}{marks}}}{match.group('sub') or ''}"
 
-    return _PRIMED.sub(write, text)
+    text = _PRIMED.sub(write, text)
+    # a prime after a bracket ((x+ct)', \sin(\theta)'): a mark of its own, not nothing
+    return _AFTER_BRACKET.sub(lambda m: "^{" + "\\prime" * m.group("primes").count("'") + "}", text)

@@ -11,8 +11,9 @@ cannot reach zero, bounded exact rewrites are tried when the probe agreed at eve
 (decimals as the exact rationals they write, a square root compared through its radicand, the
 exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic ones,
 ``erfc`` as ``1 - erf``; each an identity for every value, so a near miss cannot pass by a sign or a rounding);
-otherwise the verdict is an explicit ``undecided`` that names the budget. Where both sides are
-complex the probe lets them differ (a branch), deciding on the points where both are real. Used
+otherwise the verdict is an explicit ``undecided`` that names the budget. Where the reference is
+complex the probe lets the two differ (outside the reference's domain), deciding on the points
+where both are real. Used
 by the symbolic grader and by EED (an equivalent answer never needs a tree).
 """
 
@@ -27,7 +28,7 @@ __all__ = ["Equivalence", "check_equivalence", "pipeline_equivalence", "PROBE_PO
            "SYMBOLIC_OPS_BUDGET", "SYMBOLIC_EXPAND_BUDGET"]
 
 PROBE_POINTS = 5
-PROBE_POINTS_WIDE = 15  # points tried when two sides differ only where both are complex (a branch)
+PROBE_POINTS_WIDE = 15  # points tried when the two differ only where the reference is complex
 PROBE_DIGITS = 40
 REL_TOL = 1e-9
 SYMBOLIC_OPS_BUDGET = 300  # count_ops of the difference; above it no simplification is tried
@@ -140,20 +141,21 @@ def _differ(k: int, va: complex, vb: complex) -> str:
 def _numeric_probe(a: Any, b: Any) -> tuple[bool | None, str]:
     """False at the first point where the values differ; True if all valid points agree.
 
-    A point where *both* values are complex and differ (``artanh(v/c)`` against
-    ``\\frac12\\ln\\frac{c+v}{c-v}`` at ``v > c``: the two sides take conjugate branches) says
-    nothing about the physics, which lives where the sides are real: there the probe goes on, up
-    to :data:`PROBE_POINTS_WIDE` points, and the two are equal when they agree at every point
-    where both are real, at least three of them. With fewer real points such a point is a
-    difference, as any other.
+    ``a`` is the reference. A point where the reference is complex lies outside the physics the
+    reference describes: ``artanh(v/c)`` against ``\\frac12\\ln\\frac{c+v}{c-v}`` at ``v > c``
+    (both complex, on conjugate branches), or a relativistic velocity sum at ``v_1 > c`` (the
+    reference complex, a rewritten answer real). There the probe goes on, up to
+    :data:`PROBE_POINTS_WIDE` points, and decides on the points where both sides are real, at
+    least three of them; with fewer, such a point is a difference as any other. Where the
+    reference is real and the answer is not, the answer is wrong.
     """
     a, b = _concrete_functions(a, b)
     symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: str(s))
     points = _probe_points(symbols, PROBE_POINTS_WIDE)
     valid = real = 0
-    branch: tuple[int, complex, complex] | None = None
+    outside: tuple[int, complex, complex] | None = None
     for k, point in enumerate(points):
-        if k >= PROBE_POINTS and branch is None:
+        if k >= PROBE_POINTS and outside is None:
             break
         va = _evaluate(a, point)
         if va is None:
@@ -165,16 +167,16 @@ def _numeric_probe(a: Any, b: Any) -> tuple[bool | None, str]:
             valid += 1
             real += not (_complex(va) or _complex(vb))
             continue
-        if _complex(va) and _complex(vb):
-            branch = branch or (k, va, vb)
+        if _complex(va):
+            outside = outside or (k, va, vb)
             continue
         return False, _differ(k, va, vb)
-    if branch is not None:
-        k, va, vb = branch
+    if outside is not None:
+        k, va, vb = outside
         if real < 3:
             return False, _differ(k, va, vb)
-        return True, (f"numeric probe: equal at the {real} points where both sides are real; where both are "
-                      f"complex they take different branches (point {k + 1}: {va:.6g} vs {vb:.6g})")
+        return True, (f"numeric probe: equal at the {real} points where both sides are real; where the reference "
+                      f"is complex they differ (point {k + 1}: {va:.6g} vs {vb:.6g}), outside its domain")
     if valid >= 3 or (valid >= 1 and not symbols):
         return True, f"numeric probe: equal at {valid} points"
     return None, f"numeric probe inconclusive ({valid} valid points)"
