@@ -72,6 +72,16 @@ PAIRS = [
     (r"\vec{v'}", r"\vec{v}", False),
     (r"\bar{v'}", r"\bar{v}'", True),
     ("v^{'}", "v'", True),
+    # a third outside review: a prime with a power in one group, a prime after |...|, a subscript
+    # holding a command
+    (r"v^{\prime 2}", r"(v^2)'", False),  # (v')^2 is not (v^2)'
+    (r"v^{'2}", "v^2", False),
+    (r"v'^2", r"v^{\prime 2}", True),
+    (r"v'^2", "v^{'2}", True),
+    ("|x|'", "|x|", False),
+    (r"v_\perp'", r"v_{\perp}'", True),
+    (r"v_{\perp}'", r"v'_{\perp}", True),
+    (r"v_{\perp}'", r"v_{\perp}", False),
 ]
 
 

@@ -26,11 +26,12 @@ from physeval.answers.latex_tokens import ACCENTS, SYMBOL_COMMANDS
 
 __all__ = ["primes_after_subscripts", "primes_as_names"]
 
-_PRIME_POWER = re.compile(r"\^\s*(?:\{\s*((?:\\prime\s*|'\s*)+)\}|\\prime(?![A-Za-z]))")
-_SUB = r"(?:_\{[^{}\\]*\}|_[A-Za-z0-9])"
+_PRIME_POWER = re.compile(
+    r"\^\s*(?:\{\s*(?P<marks>(?:\\prime(?![A-Za-z])\s*|'\s*)+)(?P<rest>[^{}]*)\}|\\prime(?![A-Za-z]))")
+_SUB = r"(?:_\{(?:[^{}]|\{[^{}]*\})*\}|_\\[A-Za-z]+(?:\{[^{}]*\})?|_[A-Za-z0-9])"
 _PRIMES = r"(?:\s*')+"
 _MOVE = re.compile(r"(?P<primes>" + _PRIMES + r")(?P<sub>" + _SUB + ")")
-_AFTER_BRACKET = re.compile(r"(?<=[)\]}])(?P<primes>" + _PRIMES + ")")
+_AFTER_BRACKET = re.compile(r"(?<=[)\]}|])(?P<primes>" + _PRIMES + ")")
 _ACCENT = "|".join(sorted(ACCENTS, key=len, reverse=True))
 _PRIMED = re.compile(
     r"(?P<accent>\\(?:" + _ACCENT + r"))\{(?P<inner>[^{}\\']*)(?P<iprimes>'*)\}(?P<asub>" + _SUB + r")?(?P<aprimes>"
@@ -44,13 +45,20 @@ def _has_prime(text: str) -> bool:
     return "'" in text or "\\prime" in text
 
 
+def _prime_power(match: re.Match[str]) -> str:
+    """``^{\\prime}`` -> ``'``; ``^{\\prime 2}`` and ``^{'2}`` -> ``'^{2}`` (the primed symbol squared)."""
+    marks = match.group("marks") or ""
+    primes = "'" * max(1, marks.count("\\prime") + marks.count("'"))
+    rest = (match.group("rest") or "").strip()
+    return primes + (f"^{{{rest}}}" if rest else "")
+
+
 def primes_after_subscripts(text: str) -> str:
     """Every prime written ``'`` and after its symbol's subscript: ``x^{\\prime}`` -> ``x'``,
     ``v'_1`` -> ``v_1'`` (the first pass)."""
     if not _has_prime(text):
         return text
-    text = _PRIME_POWER.sub(lambda m: "'" * max(1, (m.group(1) or "").count("\\prime") + (m.group(1) or "").count("'")),
-                            text)
+    text = _PRIME_POWER.sub(_prime_power, text)
     return _MOVE.sub(lambda m: m.group("sub") + "'" * m.group("primes").count("'"), text)
 
 
