@@ -84,11 +84,11 @@ _TRIG = ("cot", "sec", "csc", "sin", "cos", "tan")  # the stand-ins
 _COMMAND = re.compile(r"\\(arc|ar)?(coth|sech|csch|erfc|erf)(?![A-Za-z])")
 
 
-def _uses(text: str, trig: str) -> bool:
-    """Whether ``text`` holds a command the parser would lex as ``\\trig`` or ``\\arctrig``: the
-    command itself, or a longer name that starts with it (``\\cotan x`` is lexed ``\\cot`` ``a n x``);
-    the commands being replaced do not count."""
-    return re.search(r"\\(?:arc)?" + trig, _COMMAND.sub(" ", text)) is not None
+def _uses(others: str, trig: str) -> bool:
+    """Whether ``others`` (the text without the commands being replaced) holds a command the
+    parser would lex as ``\\trig`` or ``\\arctrig``: the command itself, or a longer name that
+    starts with it (``\\cotan x`` is lexed ``\\cot`` ``a n x``)."""
+    return re.search(r"\\(?:arc)?" + trig, others) is not None
 
 
 def function_standins(text: str) -> tuple[str, dict[str, str]]:
@@ -104,7 +104,8 @@ def function_standins(text: str) -> tuple[str, dict[str, str]]:
         return text, {}
     written = {match.group(2) for match in _COMMAND.finditer(text)}
     used = [name for name in _INVERSES if name in written]
-    free = [trig for trig in _TRIG if not _uses(text, trig)]
+    others = _COMMAND.sub(" ", text)
+    free = [trig for trig in _TRIG if not _uses(others, trig)]
     standin: dict[str, str] = {}
     for name in used:
         preferred = _PREFERRED.get(name)

@@ -10,11 +10,11 @@ of the difference under positive assumptions -- but only within operation budget
 cannot reach zero, bounded exact rewrites are tried when the probe agreed at every point
 (decimals as the exact rationals they write, a square root compared through its radicand, the
 exponential form of trigonometric functions, the logarithmic form of inverse hyperbolic ones,
-``erfc`` as ``1 - erf``; each an identity for every value, so a near miss cannot pass by a sign or a rounding);
-otherwise the verdict is an explicit ``undecided`` that names the budget. Where the reference is
-complex the probe lets the two differ (outside the reference's domain), deciding on the points
-where both are real. Used
-by the symbolic grader and by EED (an equivalent answer never needs a tree).
+``erfc`` as ``1 - erf``; each an identity for every value, so a near miss cannot pass by a sign
+or a rounding); otherwise the verdict is an explicit ``undecided`` that names the budget. Where
+the reference is complex the probe lets the two differ (outside the reference's domain),
+deciding on the points where both are real. Used by the symbolic grader and by EED (an
+equivalent answer never needs a tree).
 """
 
 from __future__ import annotations
@@ -256,20 +256,27 @@ def _radicand(expr: Any) -> Any:
     return coefficient**2 * sympy.Mul(*(f.base for f in factors))
 
 
+def _within_budgets(expr: Any) -> bool:
+    """Whether a rewritten difference is small enough to expand and simplify: the operation and
+    expansion budgets of :func:`_symbolic_zero`."""
+    import sympy
+
+    from physeval.answers.bounds import expanded_terms
+
+    return bool(sympy.count_ops(expr) <= SYMBOLIC_OPS_BUDGET
+                and expanded_terms(expr, cap=10 * SYMBOLIC_EXPAND_BUDGET) <= SYMBOLIC_EXPAND_BUDGET)
+
+
 def _trig_zero(diff: Any) -> bool:
     """``diff`` is 0 after writing trigonometric and hyperbolic functions as exponentials and
     expanding (half-angle and product identities), within the operation budgets."""
     import sympy
 
-    from physeval.answers.bounds import expanded_terms
-
     if not diff.has(sympy.sin, sympy.cos, sympy.tan, sympy.cot, sympy.sec, sympy.csc, sympy.sinh, sympy.cosh,
                     sympy.tanh, sympy.coth, sympy.sech, sympy.csch):
         return False
     rewritten = diff.rewrite(sympy.exp)
-    if sympy.count_ops(rewritten) > SYMBOLIC_OPS_BUDGET:
-        return False
-    if expanded_terms(rewritten, cap=10 * SYMBOLIC_EXPAND_BUDGET) > SYMBOLIC_EXPAND_BUDGET:
+    if not _within_budgets(rewritten):
         return False
     expanded = sympy.expand(rewritten)
     return bool(expanded == 0 or sympy.simplify(expanded) == 0)
@@ -303,16 +310,12 @@ def _log_zero(diff: Any) -> bool:
     differ for ``h < 1``), so what is proven holds wherever the inverse functions are real."""
     import sympy
 
-    from physeval.answers.bounds import expanded_terms
-
     kinds = tuple(getattr(sympy, name) for name in _INVERSE_HYPERBOLIC)
     if not diff.has(*kinds):
         return False
     rewritten = diff.replace(lambda e: isinstance(e, kinds), _single_logarithm)
     rewritten = rewritten.replace(lambda e: isinstance(e, sympy.log), lambda e: sympy.log(sympy.cancel(e.args[0])))
-    if sympy.count_ops(rewritten) > SYMBOLIC_OPS_BUDGET:
-        return False
-    if expanded_terms(rewritten, cap=10 * SYMBOLIC_EXPAND_BUDGET) > SYMBOLIC_EXPAND_BUDGET:
+    if not _within_budgets(rewritten):
         return False
     return bool(rewritten == 0 or sympy.simplify(rewritten) == 0)
 
