@@ -5,7 +5,11 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+import threading
 from pathlib import Path
+from typing import Self
+
+import pytest
 
 from physeval.scenes.sandbox import backend_names, get_backend
 
@@ -129,3 +133,91 @@ def dying(pid: int) -> bool:
         return True
     pending = int(fields.get("SigPnd", "0").strip(), 16) | int(fields.get("ShdPnd", "0").strip(), 16)
     return bool(pending & (1 << 8))
+
+
+KERNEL_MEMORY = pytest.mark.xdist_group("kernel-memory")
+"""The mark of tests that fill the host's Shmem or Slab, or measure them (``RunMemory``)."""
+KERNEL_MEMORY_KINDS = ("Shmem:", "Slab:")
+"""The /proc/meminfo kinds a run's files and IPC hold outside any process: tmpfs, memfd and SysV
+pages (Shmem), inodes and dentries (Slab)."""
+
+
+def _kernel_memory() -> int:
+    total = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith(KERNEL_MEMORY_KINDS):
+            total += int(line.split()[1]) * 1024
+    return total
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            text = Path(stat).read_text()
+        except OSError:
+            continue
+        ppid = int(text[text.rindex(")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(stat.split("/")[2]))
+    found, todo = [], [root]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _anonymous_memory(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("RssAnon:"):
+                total += int(line.split()[1]) * 1024
+    return total
+
+
+class RunMemory:
+    """The most memory a sandboxed run held while it ran, sampled every 20 ms from the host.
+
+    It counts the run's own processes' pages (the anonymous memory of this test process's
+    descendants) and the kernel memory any process's files and IPC hold (Shmem and Slab): their
+    rise over the lowest level seen before, not over the start, because the teardown of an
+    earlier run's tmpfs mounts frees inodes while this run makes its own. Not the host's MemAvailable: under ``pytest -n 2`` the
+    other worker loading the embedded model moved that by hundreds of MiB and failed the test.
+    Shmem and Slab are host-wide, so every test that fills them carries ``KERNEL_MEMORY``: one
+    worker runs them one after another.
+    """
+
+    def __init__(self) -> None:
+        self._kernel_low = _kernel_memory()
+        self.peak = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _held(self) -> int:
+        kernel = _kernel_memory()
+        self._kernel_low = min(self._kernel_low, kernel)
+        return kernel - self._kernel_low + _anonymous_memory(_descendants(os.getpid()))
+
+    def measure(self) -> int:
+        """Take one sample now (the thread takes one every 20 ms) and return the peak so far."""
+        with self._lock:
+            self.peak = max(self.peak, self._held())
+            return self.peak
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            self.measure()
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -23,13 +23,11 @@ import secrets
 import shutil
 import socket
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Self
 
 import pytest
-from _sandbox_helpers import posix_mq_exists
+from _sandbox_helpers import KERNEL_MEMORY, RunMemory, posix_mq_exists
 
 import physeval
 from physeval.scenes.sandbox import SandboxLimits, run_sandboxed
@@ -75,6 +73,7 @@ print(json.dumps(found))
 """
 
 
+@KERNEL_MEMORY
 def test_ipc_objects_vanish_with_the_run_and_are_not_read_across_runs(
     backend: str,
 ) -> None:
@@ -192,40 +191,6 @@ def test_files_outside_the_bound_paths_are_invisible(backend: str, tmp_path: Pat
     assert {"usr", "proc", "dev", "tmp", "etc"} <= set(seen["/"])
 
 
-class HostMemory:
-    """Samples the host's MemAvailable every 20 ms while a run is in progress."""
-
-    def __init__(self) -> None:
-        self.baseline = self._available()
-        self.lowest = self.baseline
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    @staticmethod
-    def _available() -> int:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-        raise AssertionError("no MemAvailable in /proc/meminfo")
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.02):
-            self.lowest = min(self.lowest, self._available())
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def drop(self) -> int:
-        """The largest fall of host available memory during the run (bytes)."""
-        return self.baseline - self.lowest
-
-
 MEMFD_HOG = r"""
 import os
 fds = []
@@ -268,9 +233,10 @@ print("held 1.5 GiB of detached SysV memory")
 
 
 @pytest.mark.slow
+@KERNEL_MEMORY
 @pytest.mark.parametrize("program", [MEMFD_HOG, FORK_HOG, SYSV_HOG], ids=["memfd", "fork", "sysv"])
 def test_memory_beyond_the_run_limit_is_not_held(backend: str, program: str) -> None:
-    with HostMemory() as host:
+    with RunMemory() as run:
         result = run_sandboxed(program, limits=SMALL, sandbox=backend)
     assert not result.ok, result.stdout_tail
     assert "held" not in result.stdout_tail
@@ -278,7 +244,7 @@ def test_memory_beyond_the_run_limit_is_not_held(backend: str, program: str) -> 
         assert result.killed_reason == "memory_limit", result
     if program is MEMFD_HOG and result.memory_accounting == "watched":
         assert "PermissionError" in result.stderr_tail  # memfd_create is refused without a cgroup
-    assert host.drop < (512 << 20) + (768 << 20), f"host available memory fell by {host.drop >> 20} MiB"
+    assert run.peak < (512 << 20) + (768 << 20), f"the run held {run.peak >> 20} MiB"
 
 
 PTY_AND_SHM = r"""
@@ -302,6 +268,7 @@ print(json.dumps({"ptys": len(ptys), "error": error, "names": sorted(os.listdir(
 """
 
 
+@KERNEL_MEMORY
 def test_ptys_and_dev_shm_are_private_and_bounded(backend: str) -> None:
     host_pts = set(os.listdir("/dev/pts"))
     result = run_sandboxed(

@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_sandbox_hostile import HostMemory
+from _sandbox_helpers import KERNEL_MEMORY, RunMemory
 
 from physeval.scenes.render import render_program
 from physeval.scenes.sandbox import SandboxLimits, run_sandboxed
@@ -107,15 +107,16 @@ print(json.dumps(made))
 
 
 @pytest.mark.slow
+@KERNEL_MEMORY
 def test_inode_exhaustion_is_bounded_on_every_tmpfs(backend: str) -> None:
     limits = SandboxLimits(wall_s=300)
-    with HostMemory() as host:
+    with RunMemory() as run:
         result = run_sandboxed(INODE_EXHAUSTER, limits=limits, sandbox=backend)
     assert result.ok, result.stderr_tail
     made = json.loads(result.stdout_tail)
     for top, (count, err) in made.items():
         assert err == 28 and count <= limits.inodes, (top, count, err)  # ENOSPC at the inode bound
-    assert host.drop < 256 << 20, f"host available memory fell by {host.drop >> 20} MiB"
+    assert run.peak < 256 << 20, f"the run held {run.peak >> 20} MiB"
 
 
 PTY_HOARDER = r"""
