@@ -66,7 +66,8 @@ class Counts:
         error_kinds: ``errors`` by kind (``server_error``, ``grader``, ``judge``...).
         outcomes: Stored samples by grade outcome (``correct``, ``wrong``, ``no_answer``...).
         reasons: Why each sample ended as it did (:mod:`physeval.analysis.outcomes`).
-        budget: Samples whose EED tree was scored on a form simplified by parts because a count ran out.
+        budget: Samples whose EED tree was scored on a form simplified within the budget (by parts,
+            or with hyperbolic functions held whole) because a count ran out.
     """
 
     problems: int = 0

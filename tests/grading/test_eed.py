@@ -153,6 +153,39 @@ def test_each_count_names_itself(expr: str, count: str) -> None:
     assert count in DEFAULT_BUDGET.exceeded(latex_to_sympy(expr).expr)
 
 
+# The PHYBench pipeline's regression reference 698: two \tanh in a rational function of degree 9 in 12
+# generators. simplify took 5.8 s there (trigsimp factors hyperbolic functions over the Gaussian
+# rationals), 0.14 s with each \tanh held as one symbol, and gives the same expression.
+_TANH_REFERENCE = (r"\frac{(p+4\nu k^2)\eta_k(0)+\eta'_k(0)}{(p+2\nu k^2)^2+(g+\frac{\tau}{\rho} k^2)k \tanh(kh)"
+                   r" - 4\nu^{3/2}k^3\frac{\sqrt{p+\nu k^2}\tanh(kh)}{\tanh\left(\sqrt{\frac{p+\nu k^2}{\nu}}h\right)}}")
+_TANH_ANSWER = r"\frac{\eta_k(0)(p + 2\nu k^2) + \eta'_k(0)}{p^2 + 2\nu k^2 p + \frac{\tau k^3 \tanh(kh)}{\rho}}"
+
+
+def test_heavy_hyperbolic_functions_are_held_whole_and_score_as_unbounded() -> None:
+    bounded = eed(_TANH_REFERENCE, _TANH_ANSWER)
+    assert bounded.budget.startswith("reference hyperbolic budget: together form of degree 9 x 12 generators > 64")
+    assert "hyperbolic functions held whole" in bounded.reason and bounded.outcome == "wrong"
+    # the figures of budget=UNBOUNDED (measured: distance 58.4 of 113 nodes), which is 5.8 s slower
+    assert (bounded.distance, bounded.size) == (58.4, 113)
+    compat = eed(_TANH_REFERENCE, _TANH_ANSWER, compat="phybench")
+    assert "hyperbolic budget" in compat.budget and round(compat.score, 2) == 6.91  # the pipeline's figure
+
+
+def test_holding_hyperbolic_functions_misses_only_their_identities() -> None:
+    import sympy
+
+    from physeval.answers.latex import latex_to_sympy
+    from physeval.grading.eed import DEFAULT_BUDGET, TreeBudget
+
+    x = sympy.Symbol("x", positive=True)
+    identity = sympy.cosh(x) ** 2 - sympy.sinh(x) ** 2 + (x**2 - 1) / (x - 1)
+    assert DEFAULT_BUDGET.simplify(identity) == (x + 2, "")
+    held, why = TreeBudget(max_hyperbolic_degree_generators=0).simplify(identity)
+    assert held == x + 1 + sympy.cosh(x) ** 2 - sympy.sinh(x) ** 2 and why.startswith("hyperbolic budget")
+    no_hyperbolic = latex_to_sympy(r"\frac{x^2-1}{x-1}").expr
+    assert TreeBudget(max_hyperbolic_degree_generators=0).simplify(no_hyperbolic)[1] == ""
+
+
 def test_equivalent_answers_are_correct_whatever_the_budget() -> None:
     from physeval.grading.eed import UNBOUNDED
 

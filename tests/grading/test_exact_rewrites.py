@@ -28,6 +28,16 @@ EQUIVALENT = [
     (r"\ln\left(\frac{E}{mc^2}+\sqrt{\frac{E^2}{m^2c^4}-1}\right)", r"\operatorname{arcosh}\frac{E}{mc^2}",
      "logarithmic form"),
     (r"\frac12\ln\frac{v+c}{v-c}", r"\coth^{-1}\frac{v}{c}", "logarithmic form"),
+    # hyperbolic functions as exponentials: a rational function over the rationals, where simplify
+    # factored over the Gaussian rationals (the transmission line's input impedance ran over 15 minutes)
+    (r"Z_0\frac{Z_L+Z_0\tanh(\gamma l)}{Z_0+Z_L\tanh(\gamma l)}",
+     r"Z_0\frac{Z_L\cosh(\gamma l)+Z_0\sinh(\gamma l)}{Z_0\cosh(\gamma l)+Z_L\sinh(\gamma l)}",
+     "exponential form of the hyperbolic functions"),
+    (r"\hbar\omega\left(\frac{1}{2}+\frac{1}{e^{\hbar\omega/kT}-1}\right)",
+     r"\frac{\hbar\omega}{2}\coth\frac{\hbar\omega}{2kT}", "exponential form of the hyperbolic functions"),
+    (r"2a\sinh^2\frac{x}{2a}", r"a\cosh\frac{x}{a}-a", "exponential form of the hyperbolic functions"),
+    (r"\left(1+\frac{V_0^{2}\left(\cosh(2\kappa a)-1\right)}{8E(V_0-E)}\right)^{-1}",
+     r"\frac{1}{1+\frac{V_0^2\sinh^2(\kappa a)}{4E(V_0-E)}}", "exponential form of the hyperbolic functions"),
 ]
 
 NEAR_MISSES = [
@@ -58,6 +68,13 @@ NEAR_MISSES = [
     (r"\frac{\lambda}{4\pi\epsilon_0}\ln\frac{(x+L)^2}{(x-L)^2}", r"\frac{\lambda}{2\pi\epsilon_0}\ln\frac{x+L}{x-L}"),
     (r"\frac{\mu_0 I}{4\pi}\ln\frac{(h-H)^2}{H^2}", r"\frac{\mu_0 I}{2\pi}\ln\frac{h-H}{H}"),
     (r"\operatorname{artanh}(v/c)+\ln((h-1)^2)", r"\frac12\ln\frac{c+v}{c-v}+2\ln(h-1)"),
+    # hyperbolic near misses: a sign, a swapped function, a lost factor, and one below the probe's tolerance
+    (r"Z_0\frac{Z_L+Z_0\tanh(\gamma l)}{Z_0+Z_L\tanh(\gamma l)}",
+     r"Z_0\frac{Z_L\cosh(\gamma l)+Z_0\sinh(\gamma l)}{Z_0\cosh(\gamma l)-Z_L\sinh(\gamma l)}"),
+    (r"Z_0\frac{Z_L+Z_0\tanh(\gamma l)}{Z_0+Z_L\tanh(\gamma l)}",
+     r"Z_0\frac{Z_L\sinh(\gamma l)+Z_0\cosh(\gamma l)}{Z_0\sinh(\gamma l)+Z_L\cosh(\gamma l)}"),
+    (r"2a\sinh^2\frac{x}{2a}", r"a\cosh\frac{x}{2a}-a"),
+    (r"\frac{g}{k}\tanh(kh)+\frac{\sigma k}{\rho}", r"\frac{g}{k}\frac{e^{2kh}-1}{e^{2kh}+1.0000000001}+\frac{\sigma k}{\rho}"),
 ]
 
 

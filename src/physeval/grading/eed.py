@@ -47,6 +47,7 @@ from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
 from physeval.grading._never_raise import error_result, never_raises
 from physeval.grading.eed_budget import (
     DEFAULT_BUDGET,
+    HYPERBOLIC_BUDGET,
     TREE_EXPAND_BUDGET,
     TREE_SIMPLIFY_BUDGET,
     UNBOUNDED,
@@ -102,7 +103,8 @@ class EEDResult:
             failed; a too-large reference is an error too).
         reason: Why, in words.
         budget: Which operation budget ran out (``""`` when none did): a side whose
-            simplification was over budget is scored on the tree of its form simplified by parts.
+            simplification was over budget is scored on the tree of its form simplified by parts,
+            or with its hyperbolic functions held whole.
     """
 
     score: float
@@ -154,8 +156,10 @@ def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeB
     conv = parse_normalized(normalized, compat)
     simplified, note = simplify_budgeted(conv.expr, budget)
     # Over the budget the tree is built on the form simplified by parts; the compat mode's
-    # equivalence test keeps the unsimplified form, as the pipeline's does after its timeout.
-    expr = conv.expr if note else simplified
+    # equivalence test keeps the unsimplified form, as the pipeline's does after its timeout. A
+    # side simplified with its hyperbolic functions held whole was simplified in full (the
+    # pipeline's simplify ends within its timeout there): that form is kept.
+    expr = conv.expr if note and not note.startswith(HYPERBOLIC_BUDGET) else simplified
     try:
         return _Simplified(expr, _build_tree(simplified), "", note)
     except _UnsupportedNode as exc:
@@ -241,10 +245,13 @@ def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring 
         # Only a non-equivalent answer needs trees; both simplifications are cached per text.
         ref = _simplified_tree(reference, compat, budget)
         ans = _simplified_tree(answer, compat, budget)
-    ran_out = "; ".join(f"{side} {note}" for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note)
+    notes = [(side, note) for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note]
+    ran_out = "; ".join(f"{side} {note}" for side, note in notes)
+    held = all(note.startswith(HYPERBOLIC_BUDGET) for _, note in notes)
+    form = "simplified with its hyperbolic functions held whole" if held else "simplified by parts"
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
-    reason = verdict.reason + (f"; tree of the form simplified by parts ({ran_out})" if ran_out else "")
+    reason = verdict.reason + (f"; tree of the form {form} ({ran_out})" if ran_out else "")
     if ref.tree is None:
         return EEDResult(0.0, None, None, None, equivalent, Outcome.ERROR, f"reference tree: {ref.problem}", ran_out)
     if ans.tree is None:

@@ -28,6 +28,8 @@ class TreeBudget(Protocol):
 
     def exceeded(self, expr: Any) -> str: ...
 
+    def simplify(self, positive: Any) -> tuple[Any, str]: ...
+
 __all__ = ["simplify_by_parts"]
 
 # How many nodes over the budget are rebuilt at most; beyond it the rest is kept as it is.
@@ -60,7 +62,7 @@ def _by_parts(expr: Any, budget: TreeBudget, rebuilt: list[int], top: bool = Fal
     if not expr.args or isinstance(expr, sympy.Number):
         return expr
     if not top and not budget.exceeded(expr):
-        return sympy.simplify(expr)
+        return budget.simplify(expr)[0]
     if rebuilt[0] >= MAX_REBUILT_NODES:
         return expr
     rebuilt[0] += 1
@@ -69,5 +71,5 @@ def _by_parts(expr: Any, budget: TreeBudget, rebuilt: list[int], top: bool = Fal
         return expr
     form = expr.func(*args)
     if form.args and not budget.exceeded(form):
-        return sympy.simplify(form)
+        return budget.simplify(form)[0]
     return form
