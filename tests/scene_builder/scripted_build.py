@@ -146,7 +146,7 @@ class BuildScript:
                 self.answered.append(json.dumps(request.body, sort_keys=True))
         if hold:  # a reply that never comes: the test kills the build while it waits
             self.held.set()
-            self.release.wait(60)
+            self.release.wait(600)  # set by the test right after the kill; a hang guard only
             return Reply.error(503, "held")
         return self.reply(request)
 

@@ -148,7 +148,7 @@ def test_the_budget_makes_concurrent_reservations_queue(tmp_path: Path) -> None:
 def _hold_slot(directory: str, ready: Any, release: Any) -> None:
     with MemoryBudget(SLOT_BYTES, directory=directory).reserve(SLOT_BYTES):
         ready.set()
-        release.wait(10)
+        release.wait(600)  # never set: the test kills this holder (a shorter wait let a stalled test see it leave)
 
 
 def test_the_budget_is_shared_across_processes_and_freed_when_a_holder_dies(tmp_path: Path) -> None:
