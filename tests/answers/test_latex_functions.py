@@ -124,3 +124,38 @@ def test_the_equivalence_a_misreading_hid_is_found_and_near_misses_stay_wrong(
     assert (result.score == 100) is equivalent, result
     if not equivalent:
         assert result.outcome == "wrong", result
+
+
+# \max and \min: a label in a subscript, the function with its arguments elsewhere (both misread before)
+LABELS = [
+    (r"v_{\max}", r"v_{\text{max}}"),
+    (r"\theta_\min", r"\theta_{\mathrm{min}}"),
+    (r"v_{\rm max}", r"v_{max}"),
+    (r"\frac12 m v_{\max}^2", r"\frac{m v_{\rm max}^{2}}{2}"),
+    (r"E_{\max}-E_{\min}", r"E_{\rm max}-E_{\rm min}"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), LABELS)
+def test_max_and_min_in_a_subscript_are_labels(a: str, b: str) -> None:
+    # latex2sympy2 cannot parse \max in a subscript, nor \rm: a reference naming x_{\max} was unparseable
+    assert latex_to_sympy(a, compat="phybench").ok is False  # the pipeline's reading: unparseable
+    read, other = latex_to_sympy(a), latex_to_sympy(b)
+    assert read.ok and sympy.simplify(read.expr - other.expr) == 0
+    assert eed(a, b).outcome == "correct"
+    assert eed(r"v_{\max}", r"v_{\min}").outcome == "wrong"
+
+
+def test_max_and_min_keep_their_arguments() -> None:
+    # the normal form deletes commas (thousands separators), so \max(a,b) was read as a b, and equal to
+    # \min(a,b); the pipeline (compat) still reads it so
+    a, b = sympy.symbols("a b")
+    assert latex_to_sympy(r"\max(a,b)").expr == sympy.Max(a, b)
+    assert latex_to_sympy(r"\min\left(a, b\right)").expr == sympy.Min(a, b)
+    assert latex_to_sympy(r"\max(a,b)", compat="phybench").expr == a * b
+    assert latex_to_sympy(r"1,000 x").expr == 1000 * sympy.Symbol("x")  # a thousands separator still goes
+    friction = r"\min(\mu m g, F)"
+    assert eed(friction, r"\min(F, \mu mg)").outcome == "correct"
+    for near_miss in (r"\max(\mu m g, F)", r"\mu m g F", r"\mu m g"):
+        result = eed(friction, near_miss)
+        assert result.outcome == "wrong" and 0 < result.score < 100, (near_miss, result)  # a tree with Min in it

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["function_standins", "restore_functions", "roman_function_names"]
+__all__ = ["function_standins", "restore_functions", "roman_function_names", "subscript_labels"]
 
 _NAMED = (  # the names a roman-type group may hold to be read as the function
     "sin cos tan cot sec csc sinh cosh tanh coth sech csch arcsin arccos arctan arccot arcsec arccsc "
@@ -50,6 +50,27 @@ def roman_function_names(text: str) -> str:
         return "\\" + match.group(1) + " "
 
     return _ROMAN_NAME.sub(write, text)
+
+
+_LABEL_COMMAND = re.compile(r"\\(max|min|sup|inf)(?![A-Za-z])|\\rm\s*(?:\{\s*([A-Za-z]+)\s*\}|([A-Za-z]+))")
+
+
+def subscript_labels(text: str) -> str:
+    """``v_{\\max}``, ``\\theta_\\min``, ``v_{\\rm max}`` written as ``v_{\\text{max}}``: in a subscript
+    (or as a whole superscript) ``\\max`` and ``\\min`` are labels, and ``\\rm`` sets a label in roman
+    type. latex2sympy2 cannot parse either there, so a reference or an answer naming
+    ``x_{\\max}`` was unparseable. ``\\max(a, b)`` elsewhere stays the function."""
+    if "\\" not in text:
+        return text
+
+    def write(match: re.Match[str]) -> str:
+        if not _is_label(text, match.start(), match.end()):
+            return match.group(0)
+        label = match.group(1) or match.group(2) or match.group(3)
+        braced = text[:match.start()].rstrip(" ").endswith(("_", "^"))  # v_\max: no group of its own
+        return f"{{\\text{{{label}}}}}" if braced else f"\\text{{{label}}}"
+
+    return _LABEL_COMMAND.sub(write, text)
 
 
 def _is_label(text: str, start: int, end: int) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from physeval.answers.latex_functions import roman_function_names
+from physeval.answers.latex_functions import roman_function_names, subscript_labels
 from physeval.answers.latex_phybench import (  # the normal form's conventions, shared by both modes
     _FIXED_FRAC,
     _PL_KILL,
@@ -225,8 +225,34 @@ _EXTRA_UNWRAP = ("\\textbf", "\\textit", "\\textrm", "\\mathsf", "\\mathtt", "\\
 _OPERATORNAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
 
 
+_ARGUMENT_COMMA = "\x00"
+_MAX_MIN = re.compile(r"\\(?:max|min)\s*(?:\\left\s*)?\(")
+
+
+def _protect_argument_commas(s: str) -> str:
+    """The commas between the arguments of ``\\max(a, b)`` and ``\\min(a, b)`` as ``_ARGUMENT_COMMA``,
+    so the normal form's removal of commas (thousands separators, trailing punctuation) keeps
+    them: without them ``\\max(a,b)`` was read as ``a b``, equal to ``\\min(a,b)``."""
+    if "\\max" not in s and "\\min" not in s:
+        return s
+    out = list(s)
+    for match in _MAX_MIN.finditer(s):
+        depth = 0
+        for k in range(match.end() - 1, len(s)):
+            if s[k] in "({[":
+                depth += 1
+            elif s[k] in ")}]":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif s[k] == "," and depth == 1:
+                out[k] = _ARGUMENT_COMMA
+    return "".join(out)
+
+
 def _stage2(s: str) -> str:
     s = roman_function_names(s)  # before the roman type is unwrapped to letters
+    s = subscript_labels(s)  # x_{\\max}, v_{\\rm max}: labels latex2sympy2 cannot parse
     for command in _PL_KILL:
         s = _remove_command(s, command, False)
     s = _OPERATORNAME.sub(r"\\\1 ", s)
@@ -236,8 +262,10 @@ def _stage2(s: str) -> str:
     s = _DELIMITER_SIZING.sub("", s)
     s = _SIZING.sub("", s)
     s = _REMOVE_COMMANDS.sub("", s)
+    s = _protect_argument_commas(s)
     for content in _TEXT_REMOVE:
         s = s.replace(content, "")
+    s = s.replace(_ARGUMENT_COMMA, ",")
     for old, new in _REPLACE_HEAD:
         s = s.replace(old, new)
     s = primes_after_subscripts(s)  # before E_ and \gamma are rewritten: E'_k and E_k' alike

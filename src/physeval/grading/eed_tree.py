@@ -86,7 +86,7 @@ def _label(expr: Any) -> str:
         return f"symbol_{expr}"
     if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow)):
         return f"operator_{type(expr).__name__}"
-    if isinstance(expr, sympy.Function):
+    if isinstance(expr, (sympy.Function, sympy.Max, sympy.Min)):  # Max and Min: a function of their arguments
         return f"function_{expr.func.__name__}"
     raise _UnsupportedNode(f"unsupported SymPy node {type(expr).__name__}: {expr}")
 
@@ -94,7 +94,7 @@ def _label(expr: Any) -> str:
 def _is_inner(expr: Any) -> bool:
     import sympy
 
-    return isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function))
+    return isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function, sympy.Max, sympy.Min))
 
 
 def expression_tree(expr: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
