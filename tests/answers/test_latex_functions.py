@@ -159,3 +159,15 @@ def test_max_and_min_keep_their_arguments() -> None:
     for near_miss in (r"\max(\mu m g, F)", r"\mu m g F", r"\mu m g"):
         result = eed(friction, near_miss)
         assert result.outcome == "wrong" and 0 < result.score < 100, (near_miss, result)  # a tree with Min in it
+
+
+def test_a_function_of_several_arguments_keeps_them_apart() -> None:
+    # \phi(x,t) was \phi x t (commas deleted): 'correct' against \phi(t,x), a false accept
+    x, t = sympy.symbols("x t")
+    assert latex_to_sympy(r"\phi(x,t)").expr == sympy.Function("phi")(x, t)
+    assert latex_to_sympy(r"\eta_{k}(x, t)").expr == sympy.Function("eta_k")(x, t)
+    assert latex_to_sympy(r"f(1,000)").expr == sympy.Function("f")(1000)  # a thousands separator
+    assert eed(r"\phi(x,t)", r"\phi(t,x)").equivalent is not True
+    assert eed(r"\phi(x,t)", r"\phi x t").equivalent is not True
+    assert eed(r"\eta_k(x,t)", r"\eta_k(t,x)").outcome == "wrong"  # a subscripted function is probed
+    assert eed(r"\eta_k(x,t)+1", r"1+\eta_{k}(x, t)").outcome == "correct"

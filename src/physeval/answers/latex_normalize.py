@@ -226,28 +226,53 @@ _OPERATORNAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
 
 
 _ARGUMENT_COMMA = "\x00"
-_MAX_MIN = re.compile(r"\\(?:max|min)\s*(?:\\left\s*)?\(")
 
 
 def _protect_argument_commas(s: str) -> str:
-    """The commas between the arguments of ``\\max(a, b)`` and ``\\min(a, b)`` as ``_ARGUMENT_COMMA``,
-    so the normal form's removal of commas (thousands separators, trailing punctuation) keeps
-    them: without them ``\\max(a,b)`` was read as ``a b``, equal to ``\\min(a,b)``."""
-    if "\\max" not in s and "\\min" not in s:
+    """The commas between the arguments of a function written by name, ``\\max(a, b)``,
+    ``\\phi(x, t)``, ``\\eta_k(x, t)``, as ``_ARGUMENT_COMMA``, so that the normal form's removal of
+    commas (thousands separators, trailing punctuation) keeps them. Without them ``\\max(a,b)``
+    was read as ``a b``, equal to ``\\min(a,b)``, and ``\\phi(x,t)`` as ``\\phi x t``, equal to
+    ``\\phi(t,x)``. A bracket follows a name when a letter or a subscript stands right before it; a
+    comma between digits with three after it (``x(1,000)``) is a thousands separator."""
+    if "," not in s or "(" not in s:
         return s
     out = list(s)
-    for match in _MAX_MIN.finditer(s):
+    for start, char in enumerate(s):
+        if char != "(" or not _after_a_name(s, start):
+            continue
         depth = 0
-        for k in range(match.end() - 1, len(s)):
+        for k in range(start, len(s)):
             if s[k] in "({[":
                 depth += 1
             elif s[k] in ")}]":
                 depth -= 1
                 if depth == 0:
                     break
-            elif s[k] == "," and depth == 1:
+            elif s[k] == "," and depth == 1 and not (s[k - 1].isdigit() and s[k + 1:k + 4].isdigit()):
                 out[k] = _ARGUMENT_COMMA
     return "".join(out)
+
+
+def _after_a_name(s: str, bracket: int) -> bool:
+    """Whether ``s[bracket]`` (a ``(``) directly follows a name: a letter (``f(``, ``\\phi(``, ``\\max(``)
+    or a subscript (``\\eta_k(``, ``\\eta_{k}(``)."""
+    before = s[:bracket].rstrip(" ")
+    if not before:
+        return False
+    if before[-1].isalpha():
+        return True
+    if before[-1] == "}":
+        depth = 0
+        for k in range(len(before) - 1, -1, -1):
+            if before[k] == "}":
+                depth += 1
+            elif before[k] == "{":
+                depth -= 1
+                if depth == 0:
+                    return before[:k].rstrip(" ").endswith("_")
+        return False
+    return len(before) >= 2 and before[-2] == "_" and before[-1].isalnum()
 
 
 def _stage2(s: str) -> str:
