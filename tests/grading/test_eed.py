@@ -43,6 +43,14 @@ def test_early_exits() -> None:
     assert too_long.outcome == "too_long" and too_long.score == 0
 
 
+def test_the_length_rule_reads_the_normal_forms_in_the_default_mode() -> None:
+    # the pipeline measures raw texts: T^{\prime} (10 characters) was 'too long' against T' (2)
+    assert eed("T'", r"T^{\prime}").outcome == "correct"
+    assert eed(r"\theta", r"\left(\theta\right)").outcome == "correct"
+    assert eed("T'", r"T^{\prime}", compat="phybench").outcome == "too_long"  # the pipeline's rule, as it is
+    assert eed("x", r"x+\left(y+z+w\right)").outcome == "too_long"  # long in both forms
+
+
 def test_unparseable_answer_and_reference_are_explicit() -> None:
     assert eed("x+y+1", r"\frac{1}{").outcome == "unparseable"
     assert eed(r"\frac{1}{", "x").outcome == "error"

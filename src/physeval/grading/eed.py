@@ -41,6 +41,7 @@ from physeval.answers.latex import (
     EMPTY,
     check_compat,
     latex_to_sympy,
+    normalize_latex,
     parse_normalized,
 )
 from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
@@ -168,7 +169,18 @@ def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeB
         return _Simplified(expr, None, f"no tree: {type(exc).__name__}", note)
 
 
-def _early_exit(reference: str, answer: str) -> EEDResult | None:
+def _too_long(reference: str, answer: str, compat: str | None) -> bool:
+    """PHYBench's rule: an answer over three times the reference's length scores 0. The pipeline
+    measures the raw texts, so ``T^{\\prime}`` against ``T'`` was too long; the default mode
+    measures the normal forms too (``T'`` both), and the answer is too long only when both are."""
+    if len(answer) <= 3 * len(reference):
+        return False
+    if compat is not None:
+        return True
+    return len(normalize_latex(answer)) > 3 * len(normalize_latex(reference))
+
+
+def _early_exit(reference: str, answer: str, compat: str | None) -> EEDResult | None:
     if not answer or not answer.strip():
         return EEDResult(0.0, None, None, None, None, Outcome.NO_ANSWER, "empty answer")
     for marker in ("\\int", "\\sum"):
@@ -176,7 +188,7 @@ def _early_exit(reference: str, answer: str) -> EEDResult | None:
             return EEDResult(0.0, None, None, None, None, UNSUPPORTED, f"{marker} is not scored")
     if answer == reference:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical strings")
-    if len(answer) > 3 * len(reference):
+    if _too_long(reference, answer, compat):
         return EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
     return None
 
@@ -200,7 +212,7 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
     check_compat(compat)
     reference = "" if reference is None else str(reference)
     answer = "" if answer is None else str(answer)
-    early = _early_exit(reference, answer)
+    early = _early_exit(reference, answer, compat)
     if early is not None:
         return early
     ref = latex_to_sympy(reference, compat=compat)
