@@ -184,7 +184,8 @@ class RunMemory:
     """The most memory a sandboxed run held while it ran, sampled every 20 ms from the host.
 
     It counts the run's own processes' pages (the anonymous memory of this test process's
-    descendants) and the kernel memory any process's files and IPC hold (Shmem and Slab): their
+    descendants born since it began: a session fixture's process, an embedded model of 1.1 GiB,
+    is a descendant too) and the kernel memory any process's files and IPC hold (Shmem and Slab): their
     rise over the lowest level seen before, not over the start, because the teardown of an
     earlier run's tmpfs mounts frees inodes while this run makes its own. Not the host's MemAvailable: under ``pytest -n 2`` the
     other worker loading the embedded model moved that by hundreds of MiB and failed the test.
@@ -193,6 +194,7 @@ class RunMemory:
     """
 
     def __init__(self) -> None:
+        self._before = set(_descendants(os.getpid()))  # the session's own (an embedded model, a Ray cluster)
         self._kernel_low = _kernel_memory()
         self.peak = 0
         self._lock = threading.Lock()
@@ -202,7 +204,8 @@ class RunMemory:
     def _held(self) -> int:
         kernel = _kernel_memory()
         self._kernel_low = min(self._kernel_low, kernel)
-        return kernel - self._kernel_low + _anonymous_memory(_descendants(os.getpid()))
+        born = [pid for pid in _descendants(os.getpid()) if pid not in self._before]
+        return kernel - self._kernel_low + _anonymous_memory(born)
 
     def measure(self) -> int:
         """Take one sample now (the thread takes one every 20 ms) and return the peak so far."""

@@ -66,3 +66,16 @@ def test_memory_the_runs_own_processes_hold_is_counted() -> None:
         finally:
             _release(child)
     assert peak >= 640 << 20, f"{peak >> 20} MiB counted while a child held 768 MiB"
+
+
+@KERNEL_MEMORY
+def test_memory_a_process_held_before_the_run_began_is_not_the_runs() -> None:
+    # a session fixture's process (the embedded model, a Ray cluster) is a descendant of the test
+    # process too: the first version of this measure counted 1.1 GiB of it against every run
+    earlier = _start([sys.executable, "-c", HOLDER])
+    try:
+        with RunMemory() as run:
+            peak = run.measure()
+    finally:
+        _release(earlier)
+    assert peak < 128 << 20, f"{peak >> 20} MiB counted while an earlier child held 768 MiB"
