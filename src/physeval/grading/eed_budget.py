@@ -58,12 +58,14 @@ class TreeBudget:
     * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
       denominator of the ``together`` form, and that degree times their number of generators
       (the gcd in ``cancel``);
-    * ``max_hyperbolic_degree_generators``: the same product where hyperbolic functions occur.
+    * ``max_hyperbolic_functions`` and ``max_hyperbolic_degree_generators``: the distinct
+      hyperbolic functions, and the same product where they occur.
       ``trigsimp`` writes them as trigonometric functions of ``i x`` and factors over the
       Gaussian rationals, which costs far more: a PHYBench pipeline regression reference with two
       ``\tanh`` (degree 9 x 12 generators) took 5.8 s, against 0.14 s with the ``\tanh`` written
-      as letters. Over it the side is not simplified by parts but with each hyperbolic function
-      held whole (:meth:`simplify`).
+      as letters, and an outside review found three or four hyperbolic functions of degree 10 at
+      over 15 s. Over either the side is not simplified by parts but with each hyperbolic
+      function held whole (:meth:`simplify`).
     """
 
     max_ops: int = TREE_SIMPLIFY_BUDGET
@@ -74,6 +76,7 @@ class TreeBudget:
     max_degree: int = 32
     max_degree_generators: int = 340
     max_hyperbolic_degree_generators: int = 64
+    max_hyperbolic_functions: int = 2
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -112,22 +115,38 @@ class TreeBudget:
 
     def simplify(self, positive: Any) -> tuple[Any, str]:
         """``simplify`` of ``positive`` (within the other counts; its symbols positive) and ``""``;
-        or, over ``max_hyperbolic_degree_generators``, its form simplified with every hyperbolic
+        or, over the hyperbolic counts (:meth:`hyperbolic_exceeded`), its form simplified with every hyperbolic
         function held as one symbol (its argument simplified on its own) and that count in words.
         The held form is equal to ``positive``; it misses only hyperbolic identities."""
         import sympy
         from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
-        hyperbolic = sorted(positive.atoms(HyperbolicFunction), key=sympy.default_sort_key)
-        if hyperbolic:
-            degree, generators = _together_degree(positive, 10 * self.max_terms)
-            if degree * generators > self.max_hyperbolic_degree_generators:
-                held = {f: sympy.Dummy(f"held{i}", positive=True) for i, f in enumerate(hyperbolic)}
-                back = {d: f.func(*(sympy.simplify(a) for a in f.args)) for f, d in held.items()}
-                return sympy.simplify(positive.xreplace(held)).xreplace(back), (
-                    f"{HYPERBOLIC_BUDGET}: together form of degree {degree} x {generators} generators "
-                    f"> {self.max_hyperbolic_degree_generators} with hyperbolic functions (held whole)")
+        over = self.hyperbolic_exceeded(positive)
+        if over:
+            hyperbolic = sorted(positive.atoms(HyperbolicFunction), key=sympy.default_sort_key)
+            # a plain symbol: sinh(3a - b) may be negative, and sqrt(sinh(3a - b)**2) must not become it
+            held = {f: sympy.Dummy(f"held{i}") for i, f in enumerate(hyperbolic)}
+            back = {d: f.func(*(sympy.simplify(a) for a in f.args)) for f, d in held.items()}
+            return sympy.simplify(positive.xreplace(held)).xreplace(back), f"{over} (held whole)"
         return sympy.simplify(positive), ""
+
+    def hyperbolic_exceeded(self, expr: Any) -> str:
+        """``""``, or why ``simplify`` of ``expr`` would factor its hyperbolic functions over the
+        Gaussian rationals at a cost no other count sees: more distinct hyperbolic functions than
+        ``max_hyperbolic_functions``, or a ``together`` form of degree x generators over
+        ``max_hyperbolic_degree_generators``."""
+        from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+
+        hyperbolic = expr.atoms(HyperbolicFunction)
+        if not hyperbolic:
+            return ""
+        if len(hyperbolic) > self.max_hyperbolic_functions:
+            return f"{HYPERBOLIC_BUDGET}: {len(hyperbolic)} hyperbolic functions > {self.max_hyperbolic_functions}"
+        degree, generators = _together_degree(expr, 10 * self.max_terms)
+        if degree * generators > self.max_hyperbolic_degree_generators:
+            return (f"{HYPERBOLIC_BUDGET}: together form of degree {degree} x {generators} generators "
+                    f"> {self.max_hyperbolic_degree_generators} with hyperbolic functions")
+        return ""
 
 
 def _trigonometric() -> tuple[Any, ...]:
