@@ -43,6 +43,25 @@ def test_early_exits() -> None:
     assert too_long.outcome == "too_long" and too_long.score == 0
 
 
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"\omega = gk\tanh(kh)", r"\omega^2 = gk\tanh(kh)"),
+    (r"\omega = \sqrt{gk\tanh(kh)}", r"-\omega = \sqrt{gk\tanh(kh)}"),
+    (r"\omega^2 - gk\tanh(kh) = 0", r"\omega - gk\tanh(kh) = 0"),
+    (r"\frac{1}{T}=1+\frac{V_0^2\sinh^2(\kappa a)}{4E(V_0-E)}", r"T=1+\frac{V_0^2\sinh^2(\kappa a)}{4E(V_0-E)}"),
+])
+def test_an_answer_stating_another_quantity_of_the_same_symbols_is_wrong(reference: str, answer: str) -> None:
+    # both sides are compared by their right sides, as PHYBench does: an outside review found these
+    # 'correct' (any X = 0 against any Y = 0 was); the compat mode keeps the pipeline's verdict
+    result = eed(reference, answer)
+    assert result.outcome == "wrong" and 0 < result.score < 60 and "left sides differ" in result.reason, result
+    assert eed(reference, answer, compat="phybench").outcome == "correct"
+
+
+def test_a_left_side_naming_the_quantity_otherwise_is_a_naming() -> None:
+    for answer in (r"v_f = \sqrt{2gh}", r"v_{\max} = \sqrt{2hg}", r"\sqrt{2gh}"):
+        assert eed(r"v = \sqrt{2gh}", answer).outcome == "correct", answer
+
+
 def test_the_length_rule_reads_the_normal_forms_in_the_default_mode() -> None:
     # the pipeline measures raw texts: T^{\prime} (10 characters) was 'too long' against T' (2)
     assert eed("T'", r"T^{\prime}").outcome == "correct"

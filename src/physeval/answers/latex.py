@@ -34,7 +34,7 @@ from typing import Any
 
 from physeval.answers.bounds import TOO_LARGE, parse_bounded
 from physeval.answers.latex_functions import function_standins, restore_functions
-from physeval.answers.latex_normalize import COMPAT_PHYBENCH, check_compat, normalize_latex, strip_to_rhs
+from physeval.answers.latex_normalize import COMPAT_PHYBENCH, check_compat, left_side, normalize_latex, strip_to_rhs
 
 _BRACE_PAREN = re.compile(r"\}\s*\(")  # "}(" read as a product on the second try
 
@@ -50,6 +50,7 @@ __all__ = [
     "normalize_latex",
     "parse_normalized",
     "strip_to_rhs",
+    "left_side",
 ]
 
 

@@ -26,7 +26,7 @@ from physeval.answers.latex_phybench import (  # the normal form's conventions, 
 )
 from physeval.answers.latex_primes import primes_after_subscripts, primes_as_names
 
-__all__ = ["normalize_latex", "strip_to_rhs", "COMPAT_PHYBENCH", "check_compat"]
+__all__ = ["normalize_latex", "strip_to_rhs", "left_side", "COMPAT_PHYBENCH", "check_compat"]
 
 COMPAT_PHYBENCH = "phybench"
 _COMPAT_MODES = (None, COMPAT_PHYBENCH)
@@ -125,7 +125,22 @@ def strip_to_rhs(s: str) -> str:
     ``x = a \\approx b`` gives ``b``; ``a \\leq b`` gives ``b``; ``\\left(x\\right)`` has no
     operator and is returned whole.
     """
-    cut = -1
+    relations = _top_level_relations(s)
+    return (s[relations[-1][1]:] if relations else s).strip()
+
+
+def left_side(s: str) -> str:
+    """The text before the first top-level ``=`` (stripped), or ``""`` when the first top-level
+    comparison is not ``=`` or there is none: ``\\omega^2 = g k`` gives ``\\omega^2``."""
+    relations = _top_level_relations(s)
+    if not relations or s[relations[0][0]:relations[0][1]] != "=":
+        return ""
+    return s[:relations[0][0]].strip()
+
+
+def _top_level_relations(s: str) -> list[tuple[int, int]]:
+    """The (start, end) of every comparison operator outside braces (whole tokens), in order."""
+    found: list[tuple[int, int]] = []
     depth = 0
     i = 0
     while i < len(s):
@@ -139,7 +154,7 @@ def strip_to_rhs(s: str) -> str:
                 i += 2
                 continue
             if depth == 0 and name in _COMMAND_RELATIONS:
-                cut = j
+                found.append((i, j))
             i = j
             continue
         if c == "{":
@@ -147,9 +162,9 @@ def strip_to_rhs(s: str) -> str:
         elif c == "}":
             depth = max(0, depth - 1)
         elif depth == 0 and c in "=<>":
-            cut = i + 1
+            found.append((i, i + 1))
         i += 1
-    return (s[cut:] if cut >= 0 else s).strip()
+    return found
 
 
 _SIZING = re.compile(r"\\(?:[bB]igg?|[bB]igg?[lrm])(?![a-zA-Z])")

@@ -41,8 +41,10 @@ from physeval.answers.latex import (
     EMPTY,
     check_compat,
     latex_to_sympy,
+    left_side,
     normalize_latex,
     parse_normalized,
+    strip_to_rhs,
 )
 from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
 from physeval.grading._never_raise import error_result, never_raises
@@ -169,6 +171,42 @@ def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeB
         return _Simplified(expr, None, f"no tree: {type(exc).__name__}", note)
 
 
+def _left_sides_differ(reference: str, answer: str) -> str:
+    """Why the answer states another quantity than the reference, or ``""``.
+
+    Both are compared by their right sides, as PHYBench does, so ``\\omega^2 = g k \\tanh(kh)``
+    was 'correct' against ``\\omega = g k \\tanh(kh)``, and any ``X = 0`` against any ``Y = 0``.
+    In the default mode, when both have a left side, the two left sides hold the same symbols
+    (so they name one quantity, not two names for it: ``v_f`` against ``v`` is a naming) and they
+    are not equivalent, the answer is wrong."""
+    left_ref, left_ans = left_side(reference.strip().strip("$")), left_side(answer.strip().strip("$"))
+    if not left_ref or not left_ans:
+        return ""
+    ref, ans = latex_to_sympy(left_ref), latex_to_sympy(left_ans)
+    if not (ref.ok and ans.ok) or ref.normalized == ans.normalized:
+        return ""
+    names = {s.name for s in ref.expr.free_symbols}
+    if not names or names != {s.name for s in ans.expr.free_symbols}:
+        return ""
+    if _verdict(ref.normalized, ans.normalized, None, DEFAULT_BUDGET).equivalent:
+        return ""
+    return f"the left sides differ: the answer states {left_ans}, the reference {left_ref}"
+
+
+def _relation_result(reference: str, answer: str, why: str, scoring: EEDScoring,
+                     budget: TreeBudget | None) -> EEDResult:
+    """A wrong answer whose right side equals the reference's: scored on the trees of each
+    relation written as one difference (left side minus right side)."""
+    def difference(text: str) -> str:
+        text = text.strip().strip("$")
+        return f"{left_side(text)} - \\left({strip_to_rhs(text)}\\right)"
+
+    scored = eed(difference(reference), difference(answer), scoring=scoring, budget=budget)
+    score = min(scored.score, scoring.initial_score)  # never 100: the relations differ
+    return EEDResult(score, scored.rel_distance, scored.size, scored.distance, False, Outcome.WRONG,
+                     f"{why}; scored on the relations as differences", scored.budget)
+
+
 def _too_long(reference: str, answer: str, compat: str | None) -> bool:
     """PHYBench's rule: an answer over three times the reference's length scores 0. The pipeline
     measures the raw texts, so ``T^{\\prime}`` against ``T'`` was too long; the default mode
@@ -223,7 +261,12 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
-        return _score(ref.normalized, ans.normalized, compat, scoring, budget)
+        result = _score(ref.normalized, ans.normalized, compat, scoring, budget)
+        if result.outcome == Outcome.CORRECT and compat is None:
+            differ = _left_sides_differ(reference, answer)
+            if differ:
+                return _relation_result(reference, answer, differ, scoring, budget)
+        return result
     except Exception as exc:  # a SymPy failure must not escape a grader
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
