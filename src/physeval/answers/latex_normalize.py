@@ -249,45 +249,42 @@ def _protect_argument_commas(s: str) -> str:
     commas (thousands separators, trailing punctuation) keeps them. Without them ``\\max(a,b)``
     was read as ``a b``, equal to ``\\min(a,b)``, and ``\\phi(x,t)`` as ``\\phi x t``, equal to
     ``\\phi(t,x)``. A bracket follows a name when a letter or a subscript stands right before it; a
-    comma between digits with three after it (``x(1,000)``) is a thousands separator."""
+    comma between digits with three after it (``x(1,000)``) is a thousands separator. One pass:
+    any text is read in linear time."""
     if "," not in s or "(" not in s:
         return s
     out = list(s)
-    for start, char in enumerate(s):
-        if char != "(" or not _after_a_name(s, start):
-            continue
-        depth = 0
-        for k in range(start, len(s)):
-            if s[k] in "({[":
-                depth += 1
-            elif s[k] in ")}]":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif s[k] == "," and depth == 1 and not (s[k - 1].isdigit() and s[k + 1:k + 4].isdigit()):
-                out[k] = _ARGUMENT_COMMA
+    opened: list[tuple[str, int, bool]] = []  # each open bracket: itself, where, whether its commas stay
+    brace_opening: dict[int, int] = {}  # where each closed brace's "{" was
+    for k, char in enumerate(s):
+        if char in "({[":
+            opened.append((char, k, char == "(" and _after_a_name(s, k, brace_opening)))
+        elif char in ")}]":
+            if opened:
+                kind, where, _ = opened.pop()
+                if char == "}" and kind == "{":
+                    brace_opening[k] = where
+        elif char == "," and opened and opened[-1][2] and not (s[k - 1].isdigit() and s[k + 1:k + 4].isdigit()):
+            out[k] = _ARGUMENT_COMMA
     return "".join(out)
 
 
-def _after_a_name(s: str, bracket: int) -> bool:
+def _after_a_name(s: str, bracket: int, brace_opening: dict[int, int]) -> bool:
     """Whether ``s[bracket]`` (a ``(``) directly follows a name: a letter (``f(``, ``\\phi(``, ``\\max(``)
     or a subscript (``\\eta_k(``, ``\\eta_{k}(``)."""
-    before = s[:bracket].rstrip(" ")
-    if not before:
+    j = bracket - 1
+    while j >= 0 and s[j] == " ":
+        j -= 1
+    if j < 0:
         return False
-    if before[-1].isalpha():
+    if s[j].isalpha():
         return True
-    if before[-1] == "}":
-        depth = 0
-        for k in range(len(before) - 1, -1, -1):
-            if before[k] == "}":
-                depth += 1
-            elif before[k] == "{":
-                depth -= 1
-                if depth == 0:
-                    return before[:k].rstrip(" ").endswith("_")
-        return False
-    return len(before) >= 2 and before[-2] == "_" and before[-1].isalnum()
+    if s[j] == "}":
+        i = brace_opening.get(j, 0) - 1
+        while i >= 0 and s[i] == " ":
+            i -= 1
+        return i >= 0 and s[i] == "_"
+    return j >= 1 and s[j - 1] == "_" and s[j].isalnum()
 
 
 def _stage2(s: str) -> str:

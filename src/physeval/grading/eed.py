@@ -39,6 +39,7 @@ from physeval.answers.bounds import TOO_LARGE
 from physeval.answers.latex import (
     COMPAT_PHYBENCH,
     EMPTY,
+    MAX_PARSE_CHARS,
     check_compat,
     latex_to_sympy,
     left_side,
@@ -213,8 +214,8 @@ def _too_long(reference: str, answer: str, compat: str | None) -> bool:
     measures the normal forms too (``T'`` both), and the answer is too long only when both are."""
     if len(answer) <= 3 * len(reference):
         return False
-    if compat is not None:
-        return True
+    if compat is not None or len(answer) > min(10 * len(reference), MAX_PARSE_CHARS):
+        return True  # far over, or past what is parsed: not worth normalising (a parser bomb took 3 s)
     return len(normalize_latex(answer)) > 3 * len(normalize_latex(reference))
 
 
