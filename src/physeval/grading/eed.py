@@ -51,11 +51,11 @@ from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
 from physeval.grading._never_raise import error_result, never_raises
 from physeval.grading.eed_budget import (
     DEFAULT_BUDGET,
-    HYPERBOLIC_BUDGET,
     TREE_EXPAND_BUDGET,
     TREE_SIMPLIFY_BUDGET,
     UNBOUNDED,
     TreeBudget,
+    held_whole,
     simplify_budgeted,
 )
 from physeval.grading.eed_tree import (
@@ -163,13 +163,17 @@ def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeB
     # equivalence test keeps the unsimplified form, as the pipeline's does after its timeout. A
     # side simplified with its hyperbolic functions held whole was simplified in full (the
     # pipeline's simplify ends within its timeout there): that form is kept.
-    expr = conv.expr if note and not note.startswith(HYPERBOLIC_BUDGET) else simplified
+    expr = conv.expr if note and not held_whole(note) else simplified
     try:
         return _Simplified(expr, _build_tree(simplified), "", note)
     except _UnsupportedNode as exc:
         return _Simplified(expr, None, str(exc), note)
     except (RecursionError, ValueError) as exc:  # ValueError: a number too long to print
         return _Simplified(expr, None, f"no tree: {type(exc).__name__}", note)
+
+
+def _unquoted(text: str) -> str:
+    return text.strip().strip("$")
 
 
 def _left_sides_differ(reference: str, answer: str) -> str:
@@ -180,7 +184,7 @@ def _left_sides_differ(reference: str, answer: str) -> str:
     In the default mode, when both have a left side, the two left sides hold the same symbols
     (so they name one quantity, not two names for it: ``v_f`` against ``v`` is a naming) and they
     are not equivalent, the answer is wrong."""
-    left_ref, left_ans = left_side(reference.strip().strip("$")), left_side(answer.strip().strip("$"))
+    left_ref, left_ans = left_side(_unquoted(reference)), left_side(_unquoted(answer))
     if not left_ref or not left_ans:
         return ""
     ref, ans = latex_to_sympy(left_ref), latex_to_sympy(left_ans)
@@ -199,7 +203,7 @@ def _relation_result(reference: str, answer: str, why: str, scoring: EEDScoring,
     """A wrong answer whose right side equals the reference's: scored on the trees of each
     relation written as one difference (left side minus right side)."""
     def difference(text: str) -> str:
-        text = text.strip().strip("$")
+        text = _unquoted(text)
         return f"{left_side(text)} - \\left({strip_to_rhs(text)}\\right)"
 
     scored = eed(difference(reference), difference(answer), scoring=scoring, budget=budget)
@@ -303,7 +307,7 @@ def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring 
         ans = _simplified_tree(answer, compat, budget)
     notes = [(side, note) for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note]
     ran_out = "; ".join(f"{side} {note}" for side, note in notes)
-    held = all(note.startswith(HYPERBOLIC_BUDGET) for _, note in notes)
+    held = all(held_whole(note) for _, note in notes)
     form = "simplified with its hyperbolic functions held whole" if held else "simplified by parts"
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED

@@ -16,7 +16,7 @@ from typing import Any
 from physeval.answers.bounds import expanded_terms
 
 __all__ = ["TreeBudget", "DEFAULT_BUDGET", "UNBOUNDED", "TREE_EXPAND_BUDGET", "TREE_SIMPLIFY_BUDGET",
-           "HYPERBOLIC_BUDGET", "simplify_budgeted"]
+           "HYPERBOLIC_BUDGET", "held_whole", "simplify_budgeted"]
 
 # Expressions with more operations than this, or whose expansion would have more terms than
 # TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
@@ -26,6 +26,12 @@ TREE_EXPAND_BUDGET = 300
 # The note of a side simplified with its hyperbolic functions held whole (``TreeBudget.simplify``):
 # a complete simplification of a form equal to the side, not a partial one.
 HYPERBOLIC_BUDGET = "hyperbolic budget"
+
+
+def held_whole(note: str) -> bool:
+    """Whether a side's budget ``note`` says it was simplified with its hyperbolic functions held
+    whole (a complete simplification), not by parts."""
+    return note.startswith(HYPERBOLIC_BUDGET)
 
 
 
