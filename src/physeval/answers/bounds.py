@@ -133,6 +133,18 @@ def _estimate_value(size: float) -> float:
     return 10.0**size if size < 300 else _INF
 
 
+def _exponent_value(exponent: Any, size: float) -> float:
+    """Upper bound on an exponent's magnitude. A Float's size counts its precision's digits (what
+    exact arithmetic on it would hold), not its magnitude: ``g^{0.5}`` has a 16-digit Float for its
+    exponent, whose value is 0.5, not 10^16 (it was ``too_large``)."""
+    import sympy
+
+    if isinstance(exponent, sympy.Float):
+        magnitude = abs(float(exponent))
+        return magnitude if math.isfinite(magnitude) else _INF
+    return _estimate_value(size)
+
+
 def _factorial_digits(n: float) -> float:
     """log10(n!) for an upper bound ``n`` on the argument (inf when it does not fit a float)."""
     if n == _INF or n > 1e300:
@@ -241,13 +253,13 @@ class _Sizer:
         base, exponent = node.args
         if base_symbolic and not exp_symbolic and not base.is_number:
             # x^n, (a+b)^n: the exponent is a polynomial degree (of a root x^(1/n), its numerator)
-            degree = float(abs(exponent.p)) if exponent.is_Rational else _estimate_value(exp_size)
+            degree = float(abs(exponent.p)) if exponent.is_Rational else _exponent_value(exponent, exp_size)
             self.degree(degree, node, "exponent")
         if base.is_number and base in (0, 1, -1):
             return 0.0
         if base_size == 0.0 and not base_symbolic:
             return 0.0
-        value = _estimate_value(exp_size)
+        value = _exponent_value(exponent, exp_size)
         if value == _INF:
             return _INF
         return max(base_size, _SYMBOL_SIZE if base_symbolic else 0.0) * value
