@@ -129,3 +129,27 @@ def test_the_two_stage_parse_gives_the_full_ll_parse_or_its_error(text: str) -> 
 
     full_ll = outcome(lambda t: latex2sympy(t, normalization_config=normalization, conversion_config=conversion))
     assert outcome(_parse) == full_ll
+
+
+@pytest.mark.parametrize(("written", "read_as"), [
+    (r"1\,000\,mg", "1000 mg"),  # digits grouped by thin spaces were 1 * 000, which is 0
+    (r"1{,}000 mg", "1000 mg"),  # unparseable
+    (r"m~g~h", "m g h"),  # unparseable
+    (r"\sqrt{2gh}。", r"\sqrt{2gh}"),  # unparseable
+    (r"（m+M）g", "(m+M)g"),  # unparseable
+    (r"\varphi + \vartheta", r"\phi + \theta"),  # one letter in two shapes
+    (r"\overline{v}", r"\bar{v}"),  # the pipeline unwrapped it: \overline{v} equalled v
+    (r"2.5\times10^{-3} m", r"2.5 \cdot 10^{-3} m"),  # the pipeline's \times is a symbol
+    (r"\sin 30^\circ", r"\sin (\frac{30\pi}{180})"),  # the pipeline deleted the degree mark
+])
+def test_the_default_mode_reads_what_typesetters_and_models_write(written: str, read_as: str) -> None:
+    assert " ".join(normalize_latex(written).split()) == " ".join(read_as.split())
+    assert latex_to_sympy(written).ok
+
+
+def test_letters_and_subscripts_beside_times_and_digits_keep_the_pipelines_reading() -> None:
+    assert normalize_latex(r"a\times b") == r"a\bar{times} b"  # a cross product stays the pipeline's symbol
+    assert normalize_latex(r"F_1\times r") == r"F_1\bar{times} r"  # a subscript is not a number
+    assert normalize_latex("x^2 100") == "x^2 100"  # an exponent's digit starts no digit group
+    assert normalize_latex(r"\theta^\circ") == r"\theta^\circ"  # degrees only on a number
+    assert normalize_latex(r"\overline{v}", compat="phybench") == "v"

@@ -26,7 +26,7 @@ from physeval.answers.latex_phybench import (  # the normal form's conventions, 
 )
 from physeval.answers.latex_primes import primes_after_subscripts, primes_as_names
 
-__all__ = ["normalize_latex", "strip_to_rhs", "left_side", "COMPAT_PHYBENCH", "check_compat"]
+__all__ = ["normalize_latex", "strip_to_rhs", "left_side", "top_level_relations", "COMPAT_PHYBENCH", "check_compat"]
 
 COMPAT_PHYBENCH = "phybench"
 _COMPAT_MODES = (None, COMPAT_PHYBENCH)
@@ -125,20 +125,20 @@ def strip_to_rhs(s: str) -> str:
     ``x = a \\approx b`` gives ``b``; ``a \\leq b`` gives ``b``; ``\\left(x\\right)`` has no
     operator and is returned whole.
     """
-    relations = _top_level_relations(s)
+    relations = top_level_relations(s)
     return (s[relations[-1][1]:] if relations else s).strip()
 
 
 def left_side(s: str) -> str:
     """The text before the first top-level ``=`` (stripped), or ``""`` when the first top-level
     comparison is not ``=`` or there is none: ``\\omega^2 = g k`` gives ``\\omega^2``."""
-    relations = _top_level_relations(s)
+    relations = top_level_relations(s)
     if not relations or s[relations[0][0]:relations[0][1]] != "=":
         return ""
     return s[:relations[0][0]].strip()
 
 
-def _top_level_relations(s: str) -> list[tuple[int, int]]:
+def top_level_relations(s: str) -> list[tuple[int, int]]:
     """The (start, end) of every comparison operator outside braces (whole tokens), in order."""
     found: list[tuple[int, int]] = []
     depth = 0
@@ -188,6 +188,9 @@ _RENAMES = {
     "perp": "\\bar{perp}",
     "epsilon": "\\varepsilon",
     "varOmega": "\\Omega",
+    "varphi": "\\phi",  # one letter in two shapes: \varphi against \phi was 'wrong' (no PHYBench problem uses both)
+    "vartheta": "\\theta",
+    "varrho": "\\rho",
     "hslash": "\\hbar",
     "gamma": "\\bar{gamma}",  # the parser reads \gamma as Euler's constant and breaks \gamma_1
     "Gamma": "\\bar{Gamma}",
@@ -197,6 +200,30 @@ _RENAMES = {
 _COMMAND_OR_SYMBOL = re.compile(r"(\\[A-Za-z]+)|(I|_e|e_|E_)")
 _SYMBOL_FIXES = {"I": "\\bar{I}", "_e": "_{e}", "e_": "\\bar{e}_", "E_": "\\bar{E}_"}
 _COMMAND_NAME = re.compile(r"\\([A-Za-z]+)")
+# Degrees written on a number (30^\circ, 30^{\circ}, 30°, 30\degree) are that many pi/180: the
+# pipeline deletes the mark, so \sin 30^\circ was sin(30 rad), equal to \sin 30 (a false accept)
+_DEGREES = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])"
+    r"|°|\\degree(?![a-zA-Z]))")
+# A \times beside a number (2.5\times10^{-3}, 3\times m, 10^{3}\times m) is a product: the pipeline makes every
+# \times the symbol \bar{times} (a cross product a\times b stays that)
+_TIMES = re.compile(r"\s*\\times(?![a-zA-Z])")
+_NUMBER_BEFORE = re.compile(r"(?<![\w.\\])\d+(?:\.\d+)?\s*(?:\^\s*\{\s*-?\d+\s*\}|\^\s*-?\d)?$")
+_NUMBER_AFTER = re.compile(r"\s*\{?\s*\d")
+
+
+def _numeric_times(s: str) -> str:
+    """Each ``\\times`` with a number right before it (not a subscript's: ``F_1\\times r`` stays a
+    cross product) or right after it as ``\\cdot``."""
+    if "\\times" not in s:
+        return s
+    out, last = [], 0
+    for match in _TIMES.finditer(s):
+        # a number and its power of ten fit in 40 characters: each \times looks that far back, no further
+        if _NUMBER_BEFORE.search(s, max(0, match.start() - 40), match.start()) or _NUMBER_AFTER.match(s, match.end()):
+            out += [s[last:match.start()], " \\cdot "]
+            last = match.end()
+    return "".join(out) + s[last:]
 _NUMBER_PAREN = re.compile(r"(?<![\w_^.\\])(\d+(?:\.\d+)?)\s*\(")
 _BRACE_PAREN = re.compile(r"\}\s*\(")
 
@@ -236,6 +263,7 @@ def _stage1(s: str) -> str:
     return _strip_outer_braces(s)
 
 
+_OVERLINE = re.compile(r"\\overline(?![a-zA-Z])")
 _EXTRA_UNWRAP = ("\\textbf", "\\textit", "\\textrm", "\\mathsf", "\\mathtt", "\\bm", "\\mbox")
 _OPERATORNAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
 
@@ -287,18 +315,38 @@ def _after_a_name(s: str, bracket: int, brace_opening: dict[int, int]) -> bool:
     return j >= 1 and s[j - 1] == "_" and s[j].isalnum()
 
 
+_FULL_WIDTH = str.maketrans({"（": "(", "）": ")", "～": " ", "~": " "})
+_TRAILING_PUNCTUATION = re.compile(r"[\s。．，；、.,;]+$")
+_DIGIT_GROUPS = re.compile(r"(?<![\w.^_])\d{1,3}(?: \d{3})+(?![\d.])")
+
+
+def _typography(s: str) -> str:
+    """What a typesetter writes and latex2sympy2 cannot read, in the default mode: full-width
+    brackets, ``~`` ties, closing Chinese punctuation (``\\sqrt{2gh}。`` was unparseable), a comma in
+    braces between digits (``1{,}000``), and digits grouped by thin spaces (``1\\,000`` was read as
+    ``1 \\cdot 000``, which is 0)."""
+    s = s.translate(_FULL_WIDTH).replace("{,}", ",")
+    s = _TRAILING_PUNCTUATION.sub("", s)
+    return s
+
+
 def _stage2(s: str) -> str:
+    s = _typography(s)
     s = roman_function_names(s)  # before the roman type is unwrapped to letters
     s = subscript_labels(s)  # x_{\\max}, v_{\\rm max}: labels latex2sympy2 cannot parse
     for command in _PL_KILL:
         s = _remove_command(s, command, False)
     s = _OPERATORNAME.sub(r"\\\1 ", s)
+    s = _OVERLINE.sub(r"\\bar", s)  # the pipeline unwraps it: \overline{v} was v; it is \bar{v}
     for command in _UNWRAP + _EXTRA_UNWRAP:
         s = _remove_command(s, command, True)
     s = _SPACING.sub(" ", s)
+    s = _DIGIT_GROUPS.sub(lambda m: m.group().replace(" ", ""), s)
     s = _DELIMITER_SIZING.sub("", s)
     s = _SIZING.sub("", s)
     s = _REMOVE_COMMANDS.sub("", s)
+    s = _DEGREES.sub(r"(\\frac{\1\\pi}{180})", s)
+    s = _numeric_times(s)
     s = _protect_argument_commas(s)
     for content in _TEXT_REMOVE:
         s = s.replace(content, "")
