@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from physeval.answers.bounds import Bounds, check_bounds, expanded_terms
+from physeval.grading.eed import eed
 
 MEMORY_LIMIT = 500 * 2**20
 SECONDS = 2.0  # the budget a bench run on one idle core holds; the CPU guard below is ten times it
@@ -246,6 +247,20 @@ def test_bounds_name_the_bound_and_leave_physics_alone() -> None:
     assert check_bounds(physics).ok
     assert check_bounds(sympy.Integer(2) ** 1000).ok  # 302 digits: fine
     assert check_bounds(x ** sympy.Rational(1, 10**6)).ok  # a root is no polynomial degree
+
+
+def test_a_decimal_exponent_is_bounded_by_its_value_not_its_precision() -> None:
+    import sympy
+
+    x = sympy.Symbol("x")
+    with sympy.evaluate(False):
+        half, big = sympy.Pow(x, sympy.Float(0.5)), sympy.Pow(x, sympy.Float(2000.5))
+        numeric = sympy.Pow(2, sympy.Float(0.5))
+    # a Float's size counts its 53-bit precision: x^0.5 was a degree of 9.007e15, 2^0.5 had 2.7e15 digits
+    assert check_bounds(half).ok and check_bounds(numeric).ok
+    assert check_bounds(big).bound == "degree"
+    assert eed(r"m\sqrt{g}", r"mg^{0.5}").outcome == "correct"
+    assert eed(r"(mg)^{3/2}", r"(mg)^{1.5}").outcome == "correct"
 
 
 def test_expanded_terms_estimates_the_size_of_an_expansion() -> None:

@@ -70,6 +70,34 @@ def test_the_length_rule_reads_the_normal_forms_in_the_default_mode() -> None:
     assert eed("x", r"x+\left(y+z+w\right)").outcome == "too_long"  # long in both forms
 
 
+def test_an_equivalent_answer_is_never_too_long_in_the_default_mode() -> None:
+    # the length rule scores a long answer 0; it rejected m\cdot g\cdot h against mgh (an outside review)
+    assert eed("mgh", r"m\cdot g\cdot h").outcome == "correct"
+    assert eed("a", r"\sqrt{a^2}").outcome == "correct"
+    assert eed(r"\cos\theta", r"\cos^2\frac{\theta}{2}-\sin^2\frac{\theta}{2}").outcome == "correct"
+    assert eed("a", r"\sqrt{a^2}", compat="phybench").outcome == "too_long"  # the pipeline's rule
+    assert eed("x", "x+y+z+w+v").outcome == "too_long"  # long and not equivalent
+
+
+def test_degrees_on_a_number_are_degrees_in_the_default_mode() -> None:
+    # the mark was deleted: \sin 30^\circ was sin(30 rad), 'correct' against \sin 30 (an outside review)
+    assert eed(r"mg\sin 30^\circ", r"mg\sin 30").outcome == "wrong"
+    assert eed(r"v\cos 60^{\circ}", r"v\cos 60").outcome == "wrong"
+    assert eed(r"mg\sin 30^\circ", r"\frac{mg}{2}").outcome == "correct"
+    assert eed(r"\frac{\sqrt{3}}{2}", r"\sin 60^{\circ}").outcome == "correct"
+    assert eed(r"\theta = \frac{\pi}{6}", r"\theta = 30°").outcome == "correct"
+    assert eed(r"mg\sin 30^\circ", r"mg\sin 30", compat="phybench").outcome == "correct"  # the pipeline's reading
+
+
+def test_a_times_beside_a_number_is_a_product_in_the_default_mode() -> None:
+    # the pipeline makes every \times a symbol, so scientific notation was 'wrong' (an outside review)
+    assert eed(r"\frac{m}{400}", r"2.5\times10^{-3} m").outcome == "correct"
+    assert eed(r"300000000\,t", r"3\times 10^{8}\,t").outcome == "correct"
+    assert eed(r"\frac{m}{1000}", r"m\times 10^{-3}").outcome == "correct"
+    assert eed(r"\frac{m}{400}", r"2.5\times10^{-3} m", compat="phybench").outcome != "correct"
+    assert eed(r"a \times b", "ab").outcome != "correct"  # between letters it stays the pipeline's symbol
+
+
 def test_unparseable_answer_and_reference_are_explicit() -> None:
     assert eed("x+y+1", r"\frac{1}{").outcome == "unparseable"
     assert eed(r"\frac{1}{", "x").outcome == "error"

@@ -58,6 +58,7 @@ from physeval.grading.eed_budget import (
     held_whole,
     simplify_budgeted,
 )
+from physeval.grading.eed_relations import KIND_MISMATCH, choose_part, relation_mismatch, same_equation, unquoted
 from physeval.grading.eed_tree import (
     PUBLISHED,
     EEDScoring,
@@ -172,38 +173,15 @@ def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeB
         return _Simplified(expr, None, f"no tree: {type(exc).__name__}", note)
 
 
-def _unquoted(text: str) -> str:
-    return text.strip().strip("$")
-
-
-def _left_sides_differ(reference: str, answer: str) -> str:
-    """Why the answer states another quantity than the reference, or ``""``.
-
-    Both are compared by their right sides, as PHYBench does, so ``\\omega^2 = g k \\tanh(kh)``
-    was 'correct' against ``\\omega = g k \\tanh(kh)``, and any ``X = 0`` against any ``Y = 0``.
-    In the default mode, when both have a left side, the two left sides hold the same symbols
-    (so they name one quantity, not two names for it: ``v_f`` against ``v`` is a naming) and they
-    are not equivalent, the answer is wrong."""
-    left_ref, left_ans = left_side(_unquoted(reference)), left_side(_unquoted(answer))
-    if not left_ref or not left_ans:
-        return ""
-    ref, ans = latex_to_sympy(left_ref), latex_to_sympy(left_ans)
-    if not (ref.ok and ans.ok) or ref.normalized == ans.normalized:
-        return ""
-    names = {s.name for s in ref.expr.free_symbols}
-    if not names or names != {s.name for s in ans.expr.free_symbols}:
-        return ""
-    if _verdict(ref.normalized, ans.normalized, None, DEFAULT_BUDGET).equivalent:
-        return ""
-    return f"the left sides differ: the answer states {left_ans}, the reference {left_ref}"
-
-
 def _relation_result(reference: str, answer: str, why: str, scoring: EEDScoring,
                      budget: TreeBudget | None) -> EEDResult:
     """A wrong answer whose right side equals the reference's: scored on the trees of each
-    relation written as one difference (left side minus right side)."""
+    relation written as one difference (left side minus right side); 0 for another kind of
+    relation (``T \\neq mg`` against ``T = mg``), which the trees cannot tell apart."""
+    if why.startswith(KIND_MISMATCH):
+        return EEDResult(0.0, None, None, None, False, Outcome.WRONG, why)
     def difference(text: str) -> str:
-        text = _unquoted(text)
+        text = unquoted(text)
         return f"{left_side(text)} - \\left({strip_to_rhs(text)}\\right)"
 
     scored = eed(difference(reference), difference(answer), scoring=scoring, budget=budget)
@@ -215,12 +193,22 @@ def _relation_result(reference: str, answer: str, why: str, scoring: EEDScoring,
 def _too_long(reference: str, answer: str, compat: str | None) -> bool:
     """PHYBench's rule: an answer over three times the reference's length scores 0. The pipeline
     measures the raw texts, so ``T^{\\prime}`` against ``T'`` was too long; the default mode
-    measures the normal forms too (``T'`` both), and the answer is too long only when both are."""
+    measures the normal forms too (``T'`` both), and the answer is too long only when both are
+    (and, in :func:`eed`, only when it is not equivalent: ``m\\cdot g\\cdot h`` is right against ``mgh``)."""
     if len(answer) <= 3 * len(reference):
         return False
-    if compat is not None or len(answer) > min(10 * len(reference), MAX_PARSE_CHARS):
-        return True  # far over, or past what is parsed: not worth normalising (a parser bomb took 3 s)
+    if compat is not None or _far_too_long(reference, answer):
+        return True
     return len(normalize_latex(answer)) > 3 * len(normalize_latex(reference))
+
+
+def _far_too_long(reference: str, answer: str) -> bool:
+    """Over ten times the reference, or past what is parsed: too long at once, unread (a parser
+    bomb took 3 s to normalise)."""
+    return len(answer) > min(10 * len(reference), MAX_PARSE_CHARS)
+
+
+_TOO_LONG_RESULT = EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
 
 
 def _early_exit(reference: str, answer: str, compat: str | None) -> EEDResult | None:
@@ -231,8 +219,8 @@ def _early_exit(reference: str, answer: str, compat: str | None) -> EEDResult | 
             return EEDResult(0.0, None, None, None, None, UNSUPPORTED, f"{marker} is not scored")
     if answer == reference:
         return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, "identical strings")
-    if _too_long(reference, answer, compat):
-        return EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
+    if _too_long(reference, answer, compat) and (compat is not None or _far_too_long(reference, answer)):
+        return _TOO_LONG_RESULT
     return None
 
 
@@ -258,6 +246,15 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
     early = _early_exit(reference, answer, compat)
     if early is not None:
         return early
+    if compat is None:
+        part, several = choose_part(reference, answer)
+        if part is None:
+            return EEDResult(0.0, None, None, None, False, Outcome.WRONG, several)
+        if part != answer:
+            answer = part
+            early = _early_exit(reference, answer, compat)
+            if early is not None:
+                return early
     ref = latex_to_sympy(reference, compat=compat)
     if not ref.ok:
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"reference: {ref.reason}")
@@ -266,14 +263,25 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
+        if compat is None and _too_long(reference, answer, compat) and not _proven(ref.normalized, ans.normalized):
+            return _TOO_LONG_RESULT  # the rule scores a long answer 0; an equivalent one is still right
         result = _score(ref.normalized, ans.normalized, compat, scoring, budget)
         if result.outcome == Outcome.CORRECT and compat is None:
-            differ = _left_sides_differ(reference, answer)
+            differ = relation_mismatch(reference, answer, _proven)
             if differ:
                 return _relation_result(reference, answer, differ, scoring, budget)
+        elif compat is None:
+            rearranged = same_equation(reference, answer)
+            if rearranged:
+                return EEDResult(100.0, 0.0, None, 0.0, True, Outcome.CORRECT, rearranged)
         return result
     except Exception as exc:  # a SymPy failure must not escape a grader
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
+
+
+def _proven(reference: str, answer: str) -> bool:
+    """Whether two normalised texts are proven equivalent in the default mode."""
+    return reference == answer or _verdict(reference, answer, None, DEFAULT_BUDGET).equivalent is True
 
 
 @lru_cache(maxsize=65536)

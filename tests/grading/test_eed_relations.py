@@ -1,0 +1,132 @@
+"""What an answer states beyond its right side: other quantities, other relations, several results.
+
+Every pair marked "false accept" was graded correct before (an outside review, by mpmath at 50
+digits: the answer and the reference differ); the compat mode keeps the pipeline's verdict.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from physeval import grade_symbolic
+from physeval.grading.eed import eed
+from physeval.grading.eed_relations import answer_parts
+
+# (reference, answer): the answer's right side equals the reference's, its left side names another quantity
+ANOTHER_QUANTITY = [
+    (r"\omega = \sqrt{\frac{k}{m}}", r"\omega t = \sqrt{\frac{k}{m}}"),
+    (r"v = \sqrt{2gh}", r"mv = \sqrt{2gh}"),
+    (r"v = \sqrt{2gh}", r"\frac{v_f}{2} = \sqrt{2gh}"),
+    (r"T = mg", r"2T_1 = mg"),
+    (r"\tan\theta = \frac{v^2}{gR}", r"\alpha = \frac{v^2}{gR}"),
+    (r"\tan\theta = \frac{v^2}{gR}", r"\sin\alpha = \frac{v^2}{gR}"),
+    (r"\sin\theta_c = \frac{n_2}{n_1}", r"\theta = \frac{n_2}{n_1}"),
+    (r"\sin\theta = \frac{2}{3}", r"\cos\phi = \frac{2}{3}"),
+    (r"\omega=\sqrt{\frac{k}{m}}", r"\omega_0^2 = \sqrt{\frac{k}{m}}"),
+    (r"T^2 = \frac{4\pi^2 m}{k}", r"T_0 = \frac{4\pi^2 m}{k}"),
+    (r"\frac{1}{\lambda} = \frac{h}{p}", r"\lambda' = \frac{h}{p}"),
+    (r"\frac{1}{\lambda} = \frac{h}{p}", r"k = \frac{h}{p}"),
+    (r"\frac{1}{R} = \frac{1}{R_1}+\frac{1}{R_2}", r"R_{eq} = \frac{1}{R_1}+\frac{1}{R_2}"),
+]
+
+
+@pytest.mark.parametrize(("reference", "answer"), ANOTHER_QUANTITY)
+def test_a_left_side_naming_another_quantity_is_wrong(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "wrong" and result.score < 60 and "left sides differ" in result.reason, result
+    assert eed(reference, answer, compat="phybench").outcome == "correct"  # the pipeline reads right sides only
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"v = \sqrt{2gh}", r"v_f = \sqrt{2gh}"),  # one symbol each: two names of the asked quantity
+    (r"x = A\cos(\omega t)", r"x(t) = A\cos(\omega t)"),  # a function of its arguments
+    (r"p(\theta) = p_0\cos\theta", r"p = p_0\cos\theta"),
+    (r"\Delta y = \frac{g t^2}{2}", r"y = \frac{g t^2}{2}"),  # a change
+    (r"\tan\theta = \frac{v^2}{gR}", r"\tan\alpha = \frac{v^2}{gR}"),  # the same quantity of another angle's name
+    (r"\omega^2 = \frac{k}{m}", r"\omega_0^2 = \frac{k}{m}"),
+    (r"\frac{1}{\lambda} = \frac{p}{h}", r"\lambda^{-1} = \frac{p}{h}"),  # equivalent left sides
+    (r"\[ v = \sqrt{2gh} \]", r"v_0 = \sqrt{2gh}"),  # display delimiters are not part of the left side
+    (r"v = \sqrt{2gh}", r"\sqrt{2gh} = v"),  # written the other way round
+])
+def test_a_naming_or_an_equivalent_left_side_stays_correct(reference: str, answer: str) -> None:
+    assert eed(reference, answer).outcome == "correct", eed(reference, answer)
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"T = mg", r"T \neq mg"),
+    (r"T = mg", r"T > mg"),
+    (r"v_{\min} = \sqrt{gR}", r"v \leq \sqrt{gR}"),
+    (r"T = \sqrt{\frac{m}{k}}", r"T \propto \sqrt{\frac{m}{k}}"),
+    (r"mg", r"T \neq mg"),  # a bare reference: \neq still contradicts it
+])
+def test_another_kind_of_relation_is_wrong_and_scores_zero(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert (result.outcome, result.score) == ("wrong", 0.0) and "another kind of relation" in result.reason, result
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"E = mgh", r"E \approx mgh"),  # approximately equal is an equality here
+    (r"\sqrt{2gh}", r"v \leq \sqrt{2gh}"),  # a bound may state the greatest speed a bare reference asks for
+])
+def test_equalities_and_bounds_on_a_bare_reference_stay_correct(reference: str, answer: str) -> None:
+    assert eed(reference, answer).outcome == "correct"
+
+
+def test_several_results_grade_the_one_the_reference_asks_for() -> None:
+    assert eed(r"v_1 = 0", r"v_1 = u,\ v_2 = 0").outcome == "wrong"  # false accept: the last right side was 0
+    assert eed(r"T_1 = mg", r"T_1 = 2mg,\ T_2 = mg").outcome == "wrong"  # false accept
+    assert eed(r"v_1 = 0", r"v_1 = 0,\ v_2 = u").outcome == "correct"
+    assert eed(r"T_1 = 2mg", r"T_2 = mg;\ T_1 = 2mg").outcome == "correct"
+    assert eed(r"T_1 = 2mg", r"T_2 = mg \quad T_1 = 2mg").outcome == "correct"
+    listing = eed("ab", "a, b")  # false accept: the comma was deleted, a b
+    assert listing.outcome == "wrong" and "2 results" in listing.reason
+    assert eed(r"x = 1", r"y = 1,\ z = 1").outcome == "wrong"  # none states x
+    assert eed("ab", "a, b", compat="phybench").outcome == "correct"
+
+
+def test_one_result_with_separators_inside_it_or_words_beside_it_is_one_result() -> None:
+    assert answer_parts(r"\max\{a,b\}") == [r"\max\{a,b\}"]
+    assert answer_parts(r"f(a, b)") == ["f(a, b)"]
+    assert answer_parts(r"\left\{a, b\right\}") == [r"\left\{a, b\right\}"]
+    assert answer_parts(r"12,000\,m") == [r"12,000\,m"]  # a thousands separator
+    assert answer_parts(r"\sqrt{2gh} \quad (\text{upward})") == [r"\sqrt{2gh}"]  # a comment
+    assert answer_parts(r"mgh,") == ["mgh"]
+    assert answer_parts(r"a, b; c \text{ and } d") == ["a", "b", "c", "d"]
+    assert answer_parts(r"a \text{and} b") == ["a", "b"]
+    assert eed(r"\sqrt{2gh}", r"\sqrt{2gh} \quad (\text{upward})").outcome == "correct"
+    assert eed("12000m", "12,000 m").outcome == "correct"
+    assert answer_parts(r"\sqrt{2gh}，方向竖直向上") == [r"\sqrt{2gh}"]  # a comment in Chinese
+    assert eed(r"\sqrt{2gh}", r"\sqrt{2gh}，方向竖直向上").outcome == "correct"  # was unparseable
+    assert eed("ab", "a，b").outcome == "wrong"
+
+
+def test_the_checks_reach_grade_symbolic() -> None:
+    wrong = grade_symbolic(r"so \boxed{\omega t = \sqrt{\frac{k}{m}}}", r"\omega = \sqrt{\frac{k}{m}}")
+    assert wrong.correct is False and "left sides differ" in wrong.reason
+    right = grade_symbolic(r"so \boxed{\sqrt{\frac{k}{m}} = \omega}", r"\omega = \sqrt{\frac{k}{m}}")
+    assert right.correct is True
+
+
+@pytest.mark.parametrize(("reference", "answer", "factor"), [
+    (r"T = \frac{mg}{2}", "2T = mg", "2"),  # 'wrong' before: the right sides mg and mg/2 differ
+    ("T = mg", "T - mg = 0", "1"),
+    ("T = mg", "mg - T = 0", "-1"),
+    (r"E_k = \frac{1}{2}mv^2", "2E_k = mv^2", "2"),
+    (r"x = \frac{v^2}{2a}", r"\frac{2ax}{v^2} = 1", "2*a/v**2"),  # a product of positive quantities
+])
+def test_the_reference_equation_rearranged_is_correct(reference: str, answer: str, factor: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "correct" and result.reason.endswith(f"times {factor}"), result
+    assert eed(reference, answer, compat="phybench").outcome != "correct"  # the pipeline compares right sides
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    ("T = mg", "2T = 3mg"),
+    ("T = mg", "T = mg + T"),
+    (r"\omega=\sqrt{\frac{k}{m}}", r"\omega^2 = \frac{k}{m}"),  # differs by \omega + \sqrt{k/m}: not proven here
+    ("T = mg", "0 = 0"),
+    ("x = x", "y = y"),
+    ("T = mg", r"T - mg = \epsilon"),
+])
+def test_other_equations_stay_misses(reference: str, answer: str) -> None:
+    assert eed(reference, answer).outcome != "correct"
