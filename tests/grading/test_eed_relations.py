@@ -81,6 +81,7 @@ def test_several_results_grade_the_one_the_reference_asks_for() -> None:
     listing = eed("ab", "a, b")  # false accept: the comma was deleted, a b
     assert listing.outcome == "wrong" and "2 results" in listing.reason
     assert eed(r"x = 1", r"y = 1,\ z = 1").outcome == "wrong"  # none states x
+    assert eed(r"v_1 = 0", r"v_1 = 0,\ \text{or } v_1 = 5").outcome == "wrong"  # alternatives: two state v_1
     assert eed("ab", "a, b", compat="phybench").outcome == "correct"
 
 

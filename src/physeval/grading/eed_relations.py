@@ -131,8 +131,9 @@ _SPACES = re.compile(r"\\[,;:! ]|~|\s+")
 
 
 def _same_text(a: str, b: str) -> bool:
-    """Whether two texts are the same but for spaces and spacing commands (``\\ T_1``, ``T_1``)."""
-    return bool(a) and _SPACES.sub("", a) == _SPACES.sub("", b)
+    """Whether two texts are the same but for spaces, spacing commands and words (``\\ T_1``,
+    ``\\text{or } T_1``, ``T_1``: an alternative names the quantity too)."""
+    return bool(a) and _SPACES.sub("", _WORDS.sub("", a)) == _SPACES.sub("", _WORDS.sub("", b))
 
 
 def relation_mismatch(reference: str, answer: str, equivalent: Callable[[str, str], bool | None]) -> str:
