@@ -141,6 +141,9 @@ def test_the_two_stage_parse_gives_the_full_ll_parse_or_its_error(text: str) -> 
     (r"\overline{v}", r"\bar{v}"),  # the pipeline unwrapped it: \overline{v} equalled v
     (r"2.5\times10^{-3} m", r"2.5 \cdot 10^{-3} m"),  # the pipeline's \times is a symbol
     (r"\sin 30^\circ", r"\sin (\frac{30\pi}{180})"),  # the pipeline deleted the degree mark
+    (r"\sin\alpha^\circ", r"\sin(\alpha\cdot\frac{\pi}{180})"),  # a symbol in degrees
+    (r"3{,}14", "3.14"),  # the decimal comma (it was glued on: 314)
+    (r"10\,20", r"10 \cdot 20"),  # latex2sympy2 read numbers apart as their sum, 30
 ])
 def test_the_default_mode_reads_what_typesetters_and_models_write(written: str, read_as: str) -> None:
     assert " ".join(normalize_latex(written).split()) == " ".join(read_as.split())
@@ -150,6 +153,6 @@ def test_the_default_mode_reads_what_typesetters_and_models_write(written: str, 
 def test_letters_and_subscripts_beside_times_and_digits_keep_the_pipelines_reading() -> None:
     assert normalize_latex(r"a\times b") == r"a\bar{times} b"  # a cross product stays the pipeline's symbol
     assert normalize_latex(r"F_1\times r") == r"F_1\bar{times} r"  # a subscript is not a number
-    assert normalize_latex("x^2 100") == "x^2 100"  # an exponent's digit starts no digit group
-    assert normalize_latex(r"\theta^\circ") == r"\theta^\circ"  # degrees only on a number
+    assert normalize_latex("x^2 100") == r"x^2 \cdot 100"  # an exponent's digit starts no digit group
+    assert not latex_to_sympy(r"(30+15)^\circ").ok  # a degree mark on an expression is not guessed at
     assert normalize_latex(r"\overline{v}", compat="phybench") == "v"

@@ -204,7 +204,13 @@ _COMMAND_NAME = re.compile(r"\\([A-Za-z]+)")
 # pipeline deletes the mark, so \sin 30^\circ was sin(30 rad), equal to \sin 30 (a false accept)
 _DEGREES = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])"
-    r"|°|\\degree(?![a-zA-Z]))")
+    r"|°|\\degree(?![a-zA-Z]))(?!\s*(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?[CF](?![a-zA-Z]))")
+_MARK = r"\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])|°)"
+_CELSIUS = r"(?!\s*(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?[CF](?![a-zA-Z]))"  # 30^\circ C is a temperature
+# \alpha^\circ, \theta_0^{\circ}: a symbol in degrees, (\alpha pi/180); the pipeline deleted the mark
+_SYMBOL_DEGREES = re.compile(
+    r"((?:\\[A-Za-z]+|(?<![A-Za-z\\])[A-Za-z])(?:_\{[^{}]*\}|_[A-Za-z0-9])?)" + _MARK + _CELSIUS)
+_ANY_DEGREE_MARK = re.compile(_MARK)
 # A \times beside a number (2.5\times10^{-3}, 3\times m, 10^{3}\times m) is a product: the pipeline makes every
 # \times the symbol \bar{times} (a cross product a\times b stays that)
 _TIMES = re.compile(r"\s*\\times(?![a-zA-Z])")
@@ -317,6 +323,9 @@ def _after_a_name(s: str, bracket: int, brace_opening: dict[int, int]) -> bool:
 
 _FULL_WIDTH = str.maketrans({"（": "(", "）": ")", "～": " ", "~": " "})
 _TRAILING_PUNCTUATION = re.compile(r"[\s。．，；、.,;]+$")
+# {,} between digits: a thousands separator before exactly three digits (1{,}000), else the decimal comma (3{,}14)
+_BRACED_COMMA = re.compile(r"(?<=\d)\{,\}(?=(\d+))")
+_NUMBERS_APART = re.compile(r"(\d)\s+(?=\d)")
 _DIGIT_GROUPS = re.compile(r"(?<![\w.^_])\d{1,3}(?: \d{3})+(?![\d.])")
 
 
@@ -325,7 +334,7 @@ def _typography(s: str) -> str:
     brackets, ``~`` ties, closing Chinese punctuation (``\\sqrt{2gh}。`` was unparseable), a comma in
     braces between digits (``1{,}000``), and digits grouped by thin spaces (``1\\,000`` was read as
     ``1 \\cdot 000``, which is 0)."""
-    s = s.translate(_FULL_WIDTH).replace("{,}", ",")
+    s = _BRACED_COMMA.sub(lambda m: "" if len(m.group(1)) == 3 else ".", s.translate(_FULL_WIDTH)).replace("{,}", ",")
     s = _TRAILING_PUNCTUATION.sub("", s)
     return s
 
@@ -342,10 +351,13 @@ def _stage2(s: str) -> str:
         s = _remove_command(s, command, True)
     s = _SPACING.sub(" ", s)
     s = _DIGIT_GROUPS.sub(lambda m: m.group().replace(" ", ""), s)
+    s = _NUMBERS_APART.sub(r"\1 \\cdot ", s)  # 10\,20 is 10 times 20 (latex2sympy2 read 10 + 20)
     s = _DELIMITER_SIZING.sub("", s)
     s = _SIZING.sub("", s)
     s = _REMOVE_COMMANDS.sub("", s)
     s = _DEGREES.sub(r"(\\frac{\1\\pi}{180})", s)
+    s = _SYMBOL_DEGREES.sub(r"(\1\\cdot\\frac{\\pi}{180})", s)
+    s = _ANY_DEGREE_MARK.sub(r"\\unreadabledegreemark ", s)  # on an expression: not guessed at
     s = _numeric_times(s)
     s = _protect_argument_commas(s)
     for content in _TEXT_REMOVE:

@@ -208,6 +208,8 @@ def _far_too_long(reference: str, answer: str) -> bool:
     return len(answer) > min(10 * len(reference), MAX_PARSE_CHARS)
 
 
+_CROSS = "\\bar{times}"
+"""How the normal form writes a ``\\times`` between letters (a cross product): a commutative symbol."""
 _TOO_LONG_RESULT = EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
 
 
@@ -263,13 +265,18 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         outcome = {EMPTY: Outcome.NO_ANSWER, TOO_LARGE_CONVERSION: TOO_LARGE}.get(ans.outcome, Outcome.UNPARSEABLE)
         return EEDResult(0.0, None, None, None, None, outcome, ans.reason)
     try:
-        if compat is None and _too_long(reference, answer, compat) and not _proven(ref.normalized, ans.normalized):
+        long_answer = compat is None and _too_long(reference, answer, compat)
+        if long_answer and _equivalence(ref.normalized, ans.normalized) is not True:
             return _TOO_LONG_RESULT  # the rule scores a long answer 0; an equivalent one is still right
         result = _score(ref.normalized, ans.normalized, compat, scoring, budget)
         if result.outcome == Outcome.CORRECT and compat is None:
-            differ = relation_mismatch(reference, answer, _proven)
+            differ = relation_mismatch(reference, answer, _equivalence)
             if differ:
                 return _relation_result(reference, answer, differ, scoring, budget)
+            if ref.normalized != ans.normalized and _CROSS in ref.normalized + ans.normalized:
+                # the pipeline's \times between letters is a commutative symbol: a x b would equal b x a
+                return EEDResult(0.0, None, None, None, None, Outcome.UNDECIDED,
+                                 "a cross product (\\times between letters): the order of its factors is not checked")
         elif compat is None:
             rearranged = same_equation(reference, answer)
             if rearranged:
@@ -279,9 +286,10 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
 
-def _proven(reference: str, answer: str) -> bool:
-    """Whether two normalised texts are proven equivalent in the default mode."""
-    return reference == answer or _verdict(reference, answer, None, DEFAULT_BUDGET).equivalent is True
+def _equivalence(reference: str, answer: str) -> bool | None:
+    """Two normalised texts in the default mode: ``True`` proven equivalent, ``False`` shown to
+    differ, ``None`` undecided."""
+    return True if reference == answer else _verdict(reference, answer, None, DEFAULT_BUDGET).equivalent
 
 
 @lru_cache(maxsize=65536)

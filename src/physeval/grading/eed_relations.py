@@ -39,11 +39,20 @@ _EQUALITY = frozenset({"=", "approx", "simeq", "equiv", "cong", "doteq", "triang
 _KINDS = {"<": "<", "lt": "<", ">": ">", "gt": ">", "le": "≤", "leq": "≤", "leqslant": "≤", "ge": "≥",
           "geq": "≥", "geqslant": "≥", "ne": "≠", "neq": "≠", "propto": "∝", "lesssim": "≲", "gtrsim": "≳"}
 _QUOTES = re.compile(r"^\s*(?:\$+|\\\[|\\\()|(?:\$+|\\\]|\\\))\s*$")
-_SEPARATOR_WORDS = re.compile(r"\\q?quad(?![a-zA-Z])|\\(?:text|mathrm|textrm)\s*\{\s*and\s*\}")
+_SEPARATOR_WORDS = re.compile(
+    r"\\q?quad(?![a-zA-Z])|\\(?:text|mathrm|textrm)\s*\{\s*and\s*\}"
+    r"|\\(?:Rightarrow|Longrightarrow|implies|therefore|iff|Leftrightarrow)(?![a-zA-Z])"
+    # words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C})
+    r"|(?<![_^])(?<!circ)(?<!circ\})(?<!°)(?<!circ\s)(?<!circ\}\s)(?<!°\s)\\(?:text|textrm|mbox)\s*\{[^{}]*\}")
+_EDGE_SPACING = re.compile(r"^(?:\s|\\[,;:! ]|~)+|(?:\s|\\[,;:! ]|~)+$")
+_EMPTY_SCRIPTS = re.compile(r"[_^]\s*\{\s*\}")
 _COMMAND = re.compile(r"[A-Za-z]+")
 _BRACKET_COMMANDS = {"{": 1, "}": -1, "lbrace": 1, "rbrace": -1, "langle": 1, "rangle": -1, "lvert": 1, "rvert": -1,
                      "lVert": 1, "rVert": -1, "lfloor": 1, "rfloor": -1, "lceil": 1, "rceil": -1}
 _CHANGE = re.compile(r"^\\(?:Delta|delta)(?![a-zA-Z])\s*")
+_TEXT_WORDS = re.compile(r"\\(?:text|textrm|textbf|textit|mbox)\s*\{[^{}]*\}")
+_HEDGE = re.compile(r"(?i:\b(?:or|not|either|otherwise|unless|possibly|maybe|perhaps|wrong|incorrect|false|invalid)\b)"
+                    r"|或|不|否|可能|也许|错")
 _WORDS = re.compile(r"\\(?:text|mathrm|textrm|textbf|textit|mbox)\s*\{[^{}]*\}")
 _ARGUMENTS = re.compile(r"^(?P<name>.*?[A-Za-z}'])\s*(?:\\left\s*)?\((?P<args>[^()]*)(?:\\right\s*)?\)\s*$")
 
@@ -57,10 +66,10 @@ def unquoted(text: str) -> str:
 
 
 def answer_parts(text: str) -> list[str]:
-    """The results an answer lists at top level, split at ``,`` ``;`` ``，`` ``；`` ``\\quad`` ``\\text{and}``
-    outside every bracket (a comma between digits with three after it is a thousands separator).
-    One part for an answer that states one result; words alone (``\\quad (\\text{upward})``) are
-    a comment on the result, not one."""
+    """The parts an answer lists at top level, split at ``,`` ``;`` ``，`` ``；`` ``\\quad`` ``\\text{and}``
+    outside every bracket (a comma between digits with exactly three after it is a thousands
+    separator). One part for an answer that states one result; a part of words alone
+    (``\\quad (\\text{upward})``) is a comment (:func:`is_comment`)."""
     text = _SEPARATOR_WORDS.sub(";", unquoted(text))
     parts: list[str] = []
     depth, start, i = 0, 0, 0
@@ -81,7 +90,13 @@ def answer_parts(text: str) -> list[str]:
             start = i + 1
         i += 1
     parts.append(text[start:])
-    return [p.strip() for p in parts if _states_something(p)]
+    return [part for part in (_EDGE_SPACING.sub("", p) for p in parts) if part]
+
+
+def is_comment(part: str) -> bool:
+    """Whether a part holds only words and punctuation: no Latin letter, digit or command outside
+    ``\\text{}`` (``\\text{upward}``, ``(\\text{up})``, ``方向竖直向上``)."""
+    return not _states_something(part)
 
 
 def _states_something(part: str) -> bool:
@@ -91,27 +106,55 @@ def _states_something(part: str) -> bool:
 
 
 def _thousands(text: str, comma: int) -> bool:
-    return comma > 0 and text[comma - 1].isdigit() and text[comma + 1:comma + 4].isdigit() and not (
+    """A comma between digits with exactly three after it (``12,000``; ``1,5`` is no separator)."""
+    after = text[comma + 1:comma + 4]
+    return comma > 0 and text[comma - 1].isdigit() and len(after) == 3 and after.isdigit() and not (
         text[comma + 4:comma + 5].isdigit())
 
 
 def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
     """``(text, "")``: what of the answer to grade, ``(None, why)`` when nothing is.
 
-    A listing answer gives the one part whose left side is the reference's (the answer itself
-    when it lists nothing, or when the reference lists several results too); when none is, the
-    answer is wrong. A relation written the other way round (``\\sqrt{2gh} = v`` for
-    ``v = \\sqrt{2gh}``) is turned to face the reference."""
+    An answer listing several parts is graded by the one whose left side names the reference's
+    quantity, and only when every other part states another quantity (``T_2 = mg`` beside
+    ``T_1 = 2mg``): a second value, a relation on the same quantity (``v < \\sqrt{gh}``) or a
+    hedging comment (``\\text{or zero}``, ``或为零``) makes it wrong, as does a listing when the
+    reference names no quantity (unless the reference lists several results too). A relation
+    written the other way round (``\\sqrt{2gh} = v`` for ``v = \\sqrt{2gh}``) is turned to face
+    the reference."""
     parts = answer_parts(answer)
     wanted = left_side(unquoted(reference))
-    if parts and len(answer_parts(reference)) == 1:
-        named = [p for p in parts if wanted and _same_text(left_side(p), wanted)]
-        if len(parts) > 1 and len(named) != 1:
-            shown = "; ".join(parts[:4]) + ("; ..." if len(parts) > 4 else "")
-            return None, f"the answer gives {len(parts)} results ({shown})" + (
-                f", not one for {wanted}" if wanted else ", the reference one")
-        answer = named[0] if len(parts) > 1 else parts[0]  # without the comments beside it
-    return _facing(answer, wanted), ""
+    if not parts or len(answer_parts(reference)) > 1:
+        return _facing(answer, wanted), ""
+    comments = [p for p in parts if is_comment(p)]
+    hedges = [c for c in comments + _WORDS.findall(unquoted(answer)) if _HEDGE.search(c)]
+    hedges += [sign for sign in ("\\pm", "\\mp") if _command_in(sign, answer) and not _command_in(sign, reference)]
+    if hedges:
+        return None, f"the answer hedges: {'; '.join(hedges)[:120]}"
+    results = [p for p in parts if not is_comment(p)]
+    if len(results) > 1:
+        key = _name_key(wanted) if wanted else None
+        keys = [_name_key(left_side(p)) if left_side(p) else None for p in results]
+        named = [p for p, k in zip(results, keys) if key is not None and k == key]
+        others_named = all(k is not None and k != key for p, k in zip(results, keys) if p not in named)
+        if len(named) != 1 or not others_named:
+            shown = "; ".join(results[:4]) + ("; ..." if len(results) > 4 else "")
+            return None, f"the answer gives {len(results)} results ({shown})" + (
+                f", not one for {wanted} beside results for other quantities" if wanted else ", the reference one")
+        results = named
+    if not results:
+        return answer, ""
+    return _facing(results[0], wanted), ""
+
+
+def _name_key(left: str) -> str | None:
+    """A left side as the quantity it names, written one way (``\\mathrm{v}``, ``v``, ``\\text{or } v``
+    alike), or ``None`` when it does not parse."""
+    text = _EMPTY_SCRIPTS.sub("", _TEXT_WORDS.sub("", left)).strip()
+    if not text:
+        return None
+    side = latex_to_sympy(text)
+    return _SPACES.sub("", side.normalized) if side.ok else _SPACES.sub("", text)
 
 
 def _facing(answer: str, wanted: str) -> str:
@@ -130,34 +173,86 @@ def _facing(answer: str, wanted: str) -> str:
 _SPACES = re.compile(r"\\[,;:! ]|~|\s+")
 
 
+def _command_in(command: str, text: str) -> bool:
+    return re.search(re.escape(command) + r"(?![a-zA-Z])", text) is not None
+
+
 def _same_text(a: str, b: str) -> bool:
     """Whether two texts are the same but for spaces, spacing commands and words (``\\ T_1``,
     ``\\text{or } T_1``, ``T_1``: an alternative names the quantity too)."""
-    return bool(a) and _SPACES.sub("", _WORDS.sub("", a)) == _SPACES.sub("", _WORDS.sub("", b))
+    return bool(a) and _SPACES.sub("", _TEXT_WORDS.sub("", a)) == _SPACES.sub("", _TEXT_WORDS.sub("", b))
 
 
 def relation_mismatch(reference: str, answer: str, equivalent: Callable[[str, str], bool | None]) -> str:
     """Why the answer, whose right side equals the reference's, states something else; ``""`` when
-    it does not. ``equivalent(a, b)`` decides two left sides (``True`` only when proven)."""
+    it does not. ``equivalent(a, b)`` compares two normalised texts: ``True`` proven equivalent,
+    ``False`` shown different, ``None`` undecided."""
     ref, ans = unquoted(reference), unquoted(answer)
     ref_kinds, ans_kinds = _kinds(ref), _kinds(ans)
-    if (top_level_relations(ref) and ans_kinds != ref_kinds) or "≠" in ans_kinds - ref_kinds:
+    if ans_kinds != ref_kinds:
         stated = ", ".join(sorted(ans_kinds)) or "an equality"
         wanted = (", ".join(sorted(ref_kinds)) or "an equality") if top_level_relations(ref) else "no relation"
         return f"{KIND_MISMATCH}: the answer states {stated} where the reference states {wanted}"
+    link = _broken_link(ans, equivalent)
+    if link:
+        return link
     left_ref, left_ans = left_side(ref), left_side(ans)
     if not left_ref or not left_ans or _same_text(left_ref, left_ans):
         return ""
-    if _names_one_quantity(left_ref) and _names_one_quantity(left_ans):
-        return ""  # v_f against v: two names for the asked quantity
     ref_side, ans_side = latex_to_sympy(left_ref), latex_to_sympy(left_ans)
+    if ref_side.ok and ans_side.ok and _a_naming(left_ref, left_ans, ref_side.expr, ans_side.expr, ref, ans):
+        return ""  # v_f against v, \tan\alpha against \tan\theta: two names for the asked quantity
     if not (ref_side.ok and ans_side.ok) or ref_side.normalized == ans_side.normalized:
         return ""
-    if _renamed(ref_side.expr, ans_side.expr):
-        return ""  # \tan\alpha against \tan\theta: the same quantity of another name
-    if equivalent(ref_side.normalized, ans_side.normalized):
+    if equivalent(ref_side.normalized, ans_side.normalized) is True:
         return ""
     return f"the left sides differ: the answer states {left_ans}, the reference {left_ref}"
+
+
+def _broken_link(answer: str, equivalent: Callable[[str, str], bool | None]) -> str:
+    """Why a chain ``v = a = b`` (or an ``aligned`` one) is wrong although its last link is right: a
+    middle link shown to differ (a middle name, ``u = v = ...``, is no value)."""
+    answer = _ALIGNMENT.sub(" ", answer)
+    relations = top_level_relations(answer)
+    if len(relations) < 2:
+        return ""
+    last = latex_to_sympy(answer[relations[-1][1]:])
+    for (_, end), (start, _) in zip(relations, relations[1:]):
+        middle = latex_to_sympy(answer[end:start])
+        if not (last.ok and middle.ok) or getattr(middle.expr, "is_Symbol", False):
+            continue
+        if equivalent(last.normalized, middle.normalized) is False:
+            return f"a link of the chain differs from its end: {answer[end:start].strip()}"
+    return ""
+
+
+_ALIGNMENT = re.compile(r"\\(?:begin|end)\s*\{[A-Za-z*]*\}|&|\\\\")
+
+
+_MARKS = re.compile(r"\\(?:d?dot|dddot|prime)(?![a-zA-Z])|'")
+_DIFFERENTIAL = re.compile(r"^\s*(?:d|\\mathrm\s*\{\s*d\s*\}|\\partial|\\delta|\\Delta)\s*(?=[A-Za-z\\])")
+
+
+def _a_naming(left_ref: str, left_ans: str, ref_expr: Any, ans_expr: Any, reference: str, answer: str) -> bool:
+    """Whether two left sides are two names of one quantity: each a name (:func:`_names_one_quantity`)
+    or one expression of a renamed symbol, with the same derivative marks and arguments, and the
+    answer's name used nowhere in either right side (``g = \\sqrt{2gh}`` names no new quantity)."""
+    if sorted(_MARKS.findall(left_ref)) != sorted(_MARKS.findall(left_ans)):
+        return False  # \dot{v}, x'' against v, x: a derivative, not a name
+    if bool(_DIFFERENTIAL.match(left_ref)) != bool(_DIFFERENTIAL.match(left_ans)):
+        return False  # dv against v
+    ref_call, ans_call = _ARGUMENTS.match(left_ref.strip()), _ARGUMENTS.match(left_ans.strip())
+    if ref_call and ans_call and _SPACES.sub("", ref_call.group("args")) != _SPACES.sub("", ans_call.group("args")):
+        return False  # x(0) against x(t)
+    if not (_names_one_quantity(left_ref) and _names_one_quantity(left_ans)) and not _renamed(ref_expr, ans_expr):
+        return False
+    ref_name, ans_name = latex_to_sympy(_name_text(left_ref)), latex_to_sympy(_name_text(left_ans))
+    if not (ref_name.ok and ans_name.ok):
+        return False
+    own = {s.name for s in ans_name.expr.free_symbols} - {s.name for s in ref_name.expr.free_symbols}
+    right_sides = [latex_to_sympy(text) for text in (reference, answer)]
+    used = {s.name for side in right_sides if side.ok for s in side.expr.free_symbols}
+    return not own & used
 
 
 def _renamed(reference: Any, answer: Any) -> bool:
@@ -169,22 +264,32 @@ def _renamed(reference: Any, answer: Any) -> bool:
 
 
 def _kinds(text: str) -> frozenset[str]:
-    """The kinds of top-level relation ``text`` states other than equality (``≠``, ``<``, ``∝``, ...)."""
+    """The kinds of top-level relation ``text`` states other than equality (``≠``, ``<``, ``∝``, ...;
+    a negated relation, ``\\not=``, ``\\not\\approx``, is ``≠``)."""
     kinds = set()
     for start, end in top_level_relations(text):
         token = text[start:end].lstrip("\\")
-        if token not in _EQUALITY:
+        if _NEGATION.search(text, 0, start):
+            kinds.add("≠")
+        elif token not in _EQUALITY:
             kinds.add(_KINDS.get(token, token))
     return frozenset(kinds)
+
+
+_NEGATION = re.compile(r"\\not\s*$")
+
+
+def _name_text(left: str) -> str:
+    """A left side without its arguments and change mark: ``x(t)`` gives ``x``, ``\\Delta y`` gives ``y``."""
+    text = _CHANGE.sub("", left.strip())
+    call = _ARGUMENTS.match(text)
+    return call.group("name") if call is not None else text
 
 
 def _names_one_quantity(left: str) -> bool:
     """Whether a left side is a name: one symbol (``v_f``, ``\\omega_0``, ``T'``, ``\\vec{v}``), a
     function of its arguments (``p(\\theta)``, ``x(t)``) or a change (``\\Delta y``)."""
-    text = _CHANGE.sub("", left.strip())
-    call = _ARGUMENTS.match(text)
-    if call is not None:
-        text = call.group("name")
+    text = _name_text(left)
     if not text.strip():
         return False
     side = latex_to_sympy(text)
@@ -198,7 +303,8 @@ MAX_EQUATION_OPS = 60
 def same_equation(reference: str, answer: str) -> str:
     """Why the answer's relation is the reference's equation rearranged, or ``""``.
 
-    Both state one ``=``; written as differences ``L - R``, the answer's is the reference's times a
+    Both state one ``=``, the answer's left side holding the reference's (``2T`` for ``T``; ``m = T/g``
+    does not give ``T``); written as differences ``L - R``, the answer's is the reference's times a
     nonzero number or a product of powers of symbols (``2T - mg`` is ``2 (T - mg/2)``;
     ``v^2/r - g`` is ``(v^2 - g r) / r``). Every symbol is a positive quantity, so such a factor is
     never 0 and the two equations hold for the same values. ``\\omega^2 = k/m`` against
@@ -206,7 +312,7 @@ def same_equation(reference: str, answer: str) -> str:
     Bounded: each difference holds at most :data:`MAX_EQUATION_OPS` operations."""
     import sympy
 
-    differences = []
+    differences, lefts = [], []
     for text in (unquoted(reference), unquoted(answer)):
         relations = top_level_relations(text)
         if len(relations) != 1 or text[relations[0][0]:relations[0][1]] != "=":
@@ -215,13 +321,14 @@ def same_equation(reference: str, answer: str) -> str:
         left, right = latex_to_sympy(text[:start]), latex_to_sympy(text[end:])
         if not (left.ok and right.ok):
             return ""
+        lefts.append({s.name for s in left.expr.free_symbols})
         difference = left.expr - right.expr
         if sympy.count_ops(difference) > MAX_EQUATION_OPS:
             return ""
         differences.append(difference)
     ref_difference, ans_difference = differences
-    if ref_difference == 0 or not ref_difference.free_symbols:
-        return ""
+    if ref_difference == 0 or not ref_difference.free_symbols or not lefts[0] <= lefts[1]:
+        return ""  # m = T/g is the equation of T = mg solved for m: it does not give T
     factor = sympy.cancel(ans_difference / ref_difference)
     if not _never_zero(factor, sympy):
         return ""
