@@ -31,6 +31,7 @@ or models costs once. An equivalent answer needs no tree at all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -210,6 +211,20 @@ def _far_too_long(reference: str, answer: str) -> bool:
 
 _CROSS = "\\bar{times}"
 """How the normal form writes a ``\\times`` between letters (a cross product): a commutative symbol."""
+_CROSS_OPERANDS = re.compile(
+    r"(\\[A-Za-z]+\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9](?:_\{[^{}]*\}|_[A-Za-z0-9])?|[)}])\s*"
+    + re.escape(_CROSS) + r"\s*(\\[A-Za-z]+\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9]|[({])")
+
+
+def _cross_products(normalized: str) -> list[tuple[str, str]]:
+    """The operands written on each side of each cross product, in order: two texts whose lists
+    differ (``v \\times B`` against ``B \\times v``) may differ by a sign the commutative symbol hides."""
+    if _CROSS not in normalized:
+        return []
+    return sorted((a.replace(" ", ""), b.replace(" ", "")) for a, b in _CROSS_OPERANDS.findall(normalized)) + [
+        ("count", str(normalized.count(_CROSS)))]
+
+
 _TOO_LONG_RESULT = EEDResult(0.0, None, None, None, None, TOO_LONG, "answer more than 3x the reference's length")
 
 
@@ -273,7 +288,7 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
             differ = relation_mismatch(reference, answer, _equivalence)
             if differ:
                 return _relation_result(reference, answer, differ, scoring, budget)
-            if ref.normalized != ans.normalized and _CROSS in ref.normalized + ans.normalized:
+            if _cross_products(ref.normalized) != _cross_products(ans.normalized):
                 # the pipeline's \times between letters is a commutative symbol: a x b would equal b x a
                 return EEDResult(0.0, None, None, None, None, Outcome.UNDECIDED,
                                  "a cross product (\\times between letters): the order of its factors is not checked")
