@@ -41,9 +41,14 @@ _KINDS = {"<": "<", "lt": "<", ">": ">", "gt": ">", "le": "≤", "leq": "≤", "
 _QUOTES = re.compile(r"^\s*(?:\$+|\\\[|\\\()|(?:\$+|\\\]|\\\))\s*$")
 _SEPARATOR_WORDS = re.compile(
     r"\\q?quad(?![a-zA-Z])|\\(?:text|mathrm|textrm)\s*\{\s*and\s*\}"
-    r"|\\(?:Rightarrow|Longrightarrow|implies|therefore|iff|Leftrightarrow)(?![a-zA-Z])"
-    # words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C})
-    r"|(?<![_^])(?<!circ)(?<!circ\})(?<!°)(?<!circ\s)(?<!circ\}\s)(?<!°\s)\\(?:text|textrm|mbox)\s*\{[^{}]*\}")
+    r"|\\(?:Rightarrow|Longrightarrow|implies|therefore|iff|Leftrightarrow)(?![a-zA-Z])")
+# words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C}), not a
+# function's name (\text{sech}(x)); only at the top level (v_{\text{max}} is a label)
+_BETWEEN_WORDS = re.compile(
+    r"(?<![_^])(?<!circ)(?<!circ\})(?<!°)(?<!circ\s)(?<!circ\}\s)(?<!°\s)\\(?:text|textrm|mbox)\s*\{(?P<words>[^{}]*)\}")
+_FUNCTION_NAME = re.compile(
+    r"\s*(?:a(?:rc)?)?(?:sin|cos|tan|cot|sec|csc)h?\s*|\s*(?:ln|log|exp|erfc?|ar(?:sinh|cosh|tanh|coth)"
+    r"|max|min|sgn|sign|Re|Im)\s*")
 _EDGE_SPACING = re.compile(r"^(?:\s|\\[,;:! ]|~)+|(?:\s|\\[,;:! ]|~)+$")
 _EMPTY_SCRIPTS = re.compile(r"[_^]\s*\{\s*\}")
 _COMMAND = re.compile(r"[A-Za-z]+")
@@ -75,6 +80,11 @@ def answer_parts(text: str) -> list[str]:
     depth, start, i = 0, 0, 0
     while i < len(text):
         char = text[i]
+        words = _BETWEEN_WORDS.match(text, i) if char == "\\" and depth == 0 else None
+        if words is not None and not _FUNCTION_NAME.fullmatch(words.group("words")):
+            parts.append(text[start:i])
+            start = i = words.end()
+            continue
         if char == "\\":
             name = _COMMAND.match(text, i + 1)
             word = name.group() if name else text[i + 1:i + 2]
