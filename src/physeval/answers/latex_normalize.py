@@ -202,11 +202,9 @@ _SYMBOL_FIXES = {"I": "\\bar{I}", "_e": "_{e}", "e_": "\\bar{e}_", "E_": "\\bar{
 _COMMAND_NAME = re.compile(r"\\([A-Za-z]+)")
 # Degrees written on a number (30^\circ, 30^{\circ}, 30°, 30\degree) are that many pi/180: the
 # pipeline deletes the mark, so \sin 30^\circ was sin(30 rad), equal to \sin 30 (a false accept)
-_DEGREES = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])"
-    r"|°|\\degree(?![a-zA-Z]))(?!\s*(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?[CF](?![a-zA-Z]))")
 _MARK = r"\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])|°)"
 _CELSIUS = r"(?!\s*(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?[CF](?![a-zA-Z]))"  # 30^\circ C is a temperature
+_DEGREES = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:" + _MARK + r"|\s*\\degree(?![a-zA-Z]))" + _CELSIUS)
 # \alpha^\circ, \theta_0^{\circ}: a symbol in degrees, (\alpha pi/180); the pipeline deleted the mark
 _SYMBOL_DEGREES = re.compile(
     r"((?:\\[A-Za-z]+|(?<![A-Za-z\\])[A-Za-z])(?:_\{[^{}]*\}|_[A-Za-z0-9])?)" + _MARK + _CELSIUS)
@@ -335,8 +333,7 @@ def _typography(s: str) -> str:
     braces between digits (``1{,}000``), and digits grouped by thin spaces (``1\\,000`` was read as
     ``1 \\cdot 000``, which is 0)."""
     s = _BRACED_COMMA.sub(lambda m: "" if len(m.group(1)) == 3 else ".", s.translate(_FULL_WIDTH)).replace("{,}", ",")
-    s = _TRAILING_PUNCTUATION.sub("", s)
-    return s
+    return _TRAILING_PUNCTUATION.sub("", s)
 
 
 def _stage2(s: str) -> str:

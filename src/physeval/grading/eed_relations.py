@@ -106,13 +106,7 @@ def answer_parts(text: str) -> list[str]:
 def is_comment(part: str) -> bool:
     """Whether a part holds only words and punctuation: no Latin letter, digit or command outside
     ``\\text{}`` (``\\text{upward}``, ``(\\text{up})``, ``方向竖直向上``)."""
-    return not _states_something(part)
-
-
-def _states_something(part: str) -> bool:
-    """Whether a part holds more than words and punctuation (``\\text{upward}``, ``(\\text{up})``,
-    ``方向竖直向上``): a Latin letter, a digit or a command outside ``\\text{}``."""
-    return any(char.isascii() and (char.isalnum() or char == "\\") for char in _WORDS.sub("", part))
+    return not any(char.isascii() and (char.isalnum() or char == "\\") for char in _WORDS.sub("", part))
 
 
 def _thousands(text: str, comma: int) -> bool:
