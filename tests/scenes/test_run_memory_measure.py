@@ -3,13 +3,16 @@
 The hostile-memory and inode tests bound what a sandboxed run holds. They used to read the host's
 MemAvailable, so under ``pytest -n 2`` the other worker's allocations counted against the sandbox:
 an inode test failed at "377 MiB" for a run that holds about 70. ``RunMemory`` counts this test
-process's descendants and the kernel memory that files and IPC hold.
+process's descendants and the kernel memory that files and IPC hold. Then the inode test failed
+in CI at "442 MiB": it counted all of Slab, and the other worker reading files filled the disk
+cache's dentries.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from _sandbox_helpers import KERNEL_MEMORY, RunMemory
 
@@ -79,3 +82,23 @@ def test_memory_a_process_held_before_the_run_began_is_not_the_runs() -> None:
     finally:
         _release(earlier)
     assert peak < 128 << 20, f"{peak >> 20} MiB counted while an earlier child held 768 MiB"
+
+
+LOOKER = """
+import os, sys
+for i in range(1_000_000):  # each failed lookup leaves a negative dentry: about 190 MiB of Slab
+    try:
+        os.stat(os.path.join(sys.argv[1], str(i)))
+    except FileNotFoundError:
+        pass
+"""
+
+
+@KERNEL_MEMORY
+def test_the_file_cache_another_process_fills_is_not_the_runs(tmp_path: Path) -> None:
+    # a process reading files (the other worker's mypy or pip) grows the dentry cache: reclaimable
+    # kernel memory no sandboxed run holds
+    with RunMemory() as run:
+        subprocess.run([sys.executable, "-c", LOOKER, str(tmp_path)], check=True, timeout=600)
+        peak = run.measure()
+    assert peak < 128 << 20, f"{peak >> 20} MiB counted while another process filled the dentry cache"
