@@ -228,6 +228,7 @@ def _physeval(venv: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[
                           timeout=600, cwd=cwd, env=env)
 
 
+@pytest.mark.timeout(900)  # mypy over the plugin and physeval from scratch: about 50 s on a slow machine
 def test_the_plugin_type_checks_against_the_installed_physeval(venv: Path, tmp_path: Path) -> None:
     mypy = [str(venv / "bin" / "python"), "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
             str(tmp_path / "cache")]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -157,6 +158,13 @@ def _grade_in_fresh_processes(texts: list[str]) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# One xdist worker builds the module's fixture once (each worker built it: 47 s of CPU twice), and
+# the test that builds it carries its cost: a guard ten times it, as the subprocess's own timeout.
+def uses_graded(test: Callable[..., None]) -> Callable[..., None]:
+    """Mark a test that reads ``graded``: one worker, a guard of the fixture's own timeout."""
+    return pytest.mark.xdist_group("bounds-graded")(pytest.mark.timeout(900)(test))
+
+
 @pytest.fixture(scope="module")
 def graded() -> dict[str, Any]:
     return _grade_in_fresh_processes([text for text, _, _ in NAMED] + _generated_family() + list(PARSER_BOMBS.values()))
@@ -173,6 +181,7 @@ def _assert_bounded(record: dict[str, Any], text: str) -> dict[str, Any]:
     return calls
 
 
+@uses_graded
 @pytest.mark.parametrize(("text", "numeric", "symbolic"), NAMED, ids=[t for t, _, _ in NAMED])
 def test_named_bombs_return_an_explained_outcome_in_bounded_time_and_memory(
     graded: dict[str, Any], text: str, numeric: str, symbolic: str
@@ -192,6 +201,7 @@ def test_named_bombs_return_an_explained_outcome_in_bounded_time_and_memory(
         assert "too large" in calls["numeric_reference"]["reason"] or "beyond" in calls["numeric_reference"]["reason"]
 
 
+@uses_graded
 @pytest.mark.parametrize("name", sorted(PARSER_BOMBS))
 def test_texts_beyond_the_parse_budget_are_refused_before_parsing(graded: dict[str, Any], name: str) -> None:
     text = PARSER_BOMBS[name]
@@ -217,12 +227,14 @@ def test_the_parse_budget_counts_characters_and_depth_only() -> None:
     assert over.outcome == "too_large" and "parse budget" in over.reason
 
 
+@uses_graded
 @pytest.mark.parametrize("text", _generated_family())
 def test_generated_family_is_bounded(graded: dict[str, Any], text: str) -> None:
     calls = _assert_bounded(graded[text], text)
     assert calls["eed_answer"]["outcome"] in ("too_large", "wrong", "undecided", "unparseable", "correct")
 
 
+@uses_graded
 def test_peak_memory_of_each_child_stays_under_the_limit(graded: dict[str, Any]) -> None:
     peaks = {text: record["maxrss_kb"] for text, record in graded.items() if not record["killed"]}
     assert peaks and max(peaks.values()) * 1024 < MEMORY_LIMIT, max(peaks.items(), key=lambda kv: kv[1])

@@ -159,6 +159,7 @@ def test_run_report_renders_in_chromium(kind: str, scripted_runs: dict[str, list
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # Chromium renders every view of three runs: 38 s on a slow machine
 def test_multi_run_report_renders_in_chromium(scripted_runs: dict[str, list[Path]], tmp_path: Path) -> None:
     runs = [p for kind in ("numeric", "dynamic", "symbolic", "scene") for p in scripted_runs[kind]]
     page = write_multi_report(runs, tmp_path / "multi.html")

@@ -115,6 +115,7 @@ class _SolverOfEveryLibrary(BuildScript):
         return super().reply(request)
 
 
+@pytest.mark.timeout(900)  # a render per library: 44 s on a slow machine
 @pytest.mark.parametrize("backend", [*AVAILABLE, "none"])
 def test_the_solve_stage_renders_each_library_under_the_setup_build(
     tmp_path: Path, real_sandbox: Path, backend: str, monkeypatch: pytest.MonkeyPatch

@@ -107,6 +107,7 @@ def _judge() -> ScriptedModel:
     return ScriptedModel(judge_script(True), name="yes-judge")
 
 
+@pytest.mark.timeout(900)  # renders and a reward through the real environment: 38 s on a slow machine
 def test_damage_after_the_first_check_is_the_environments_not_the_programs(env: Path, tmp_path: Path) -> None:
     code = BY_LIBRARY["opencv"]
     assert render_program(code, keep_dir=tmp_path, timeout=300).stage == "playable"  # verified and cached
@@ -122,6 +123,7 @@ def test_damage_after_the_first_check_is_the_environments_not_the_programs(env: 
     assert repaired.stage == "playable", repaired.reason
 
 
+@pytest.mark.timeout(900)  # renders, a reward service and two CLI runs: 37 s on a slow machine
 def test_a_program_importing_what_is_not_promised_stays_the_programs_error(env: Path, tmp_path: Path) -> None:
     render_program(BY_LIBRARY["opencv"], keep_dir=tmp_path, timeout=300)
     for _ in range(2):  # re-verified once (it verifies: the program's fault), then not again in the burst
