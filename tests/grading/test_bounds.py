@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -158,11 +157,10 @@ def _grade_in_fresh_processes(texts: list[str]) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-# One xdist worker builds the module's fixture once (each worker built it: 47 s of CPU twice), and
-# the test that builds it carries its cost: a guard ten times it, as the subprocess's own timeout.
-def uses_graded(test: Callable[..., None]) -> Callable[..., None]:
-    """Mark a test that reads ``graded``: one worker, a guard of the fixture's own timeout."""
-    return pytest.mark.xdist_group("bounds-graded")(pytest.mark.timeout(900)(test))
+# The test that builds the module's fixture carries its cost (47 s of CPU on a slow machine): the
+# tests reading it get the guard of the fixture's own subprocess. One worker builds it (conftest.py
+# groups the tests of a module fixture).
+uses_graded = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")
