@@ -77,6 +77,31 @@ def test_another_kind_of_relation_is_wrong_and_scores_zero(reference: str, answe
     assert (result.outcome, result.score) == ("wrong", 0.0) and "another kind of relation" in result.reason, result
 
 
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"v < \sqrt{2gh}", r"2v < \sqrt{2gh}"),  # false accepts: an inequality's left side was not read
+    (r"v \leq \sqrt{2gh}", r"v^2 \leq \sqrt{2gh}"),
+    (r"v \propto \sqrt{h}", r"v^2 \propto \sqrt{h}"),
+])
+def test_an_inequality_stating_another_quantity_is_wrong(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "wrong" and "left sides differ" in result.reason, result
+
+
+@pytest.mark.parametrize(("reference", "answer", "outcome"), [
+    (r"v < \sqrt{2gh}", r"\sqrt{2gh} > v", "correct"),  # 'wrong' before: its right side v was graded
+    (r"v \leq \sqrt{2gh}", r"\sqrt{2gh} \geq v", "correct"),
+    (r"v < \sqrt{2gh}", r"\sqrt{2gh} \gt v", "correct"),
+    (r"v \propto \sqrt{h}", r"\sqrt{h} \propto v", "correct"),
+    (r"T \neq mg", r"mg \neq T", "correct"),
+    (r"v < \sqrt{2gh}", r"\sqrt{2gh} < v", "wrong"),  # turned round, it says v > sqrt(2gh)
+    (r"v \leq \sqrt{2gh}", r"\sqrt{2gh} > v", "wrong"),  # strict for non-strict
+    (r"v = \sqrt{2gh}", r"\sqrt{2gh} > v", "wrong"),
+    (r"v < \sqrt{2gh}", r"\sqrt{2gh} \not> v", "wrong"),  # a negated relation is not turned round
+])
+def test_a_relation_written_the_other_way_round_faces_the_reference(reference: str, answer: str, outcome: str) -> None:
+    assert eed(reference, answer).outcome == outcome, eed(reference, answer)
+
+
 def test_approximately_equal_is_an_equality() -> None:
     assert eed(r"E = mgh", r"E \approx mgh").outcome == "correct"
 
@@ -160,10 +185,25 @@ def test_the_reference_equation_rearranged_is_correct(reference: str, answer: st
     assert eed(reference, answer, compat="phybench").outcome != "correct"  # the pipeline compares right sides
 
 
+@pytest.mark.parametrize(("reference", "answer", "power"), [
+    (r"\omega=\sqrt{\frac{k}{m}}", r"\omega^2 = \frac{k}{m}", "2"),  # wrong before (an outside review)
+    (r"T = 2\pi\sqrt{\frac{l}{g}}", r"T^2 = \frac{4\pi^2 l}{g}", "2"),
+    (r"T = 2\pi\sqrt{\frac{l}{g}}", r"\frac{1}{T} = \frac{1}{2\pi}\sqrt{\frac{g}{l}}", "-1"),
+    (r"T^2 = \frac{4\pi^2 l}{g}", r"T = 2\pi\sqrt{\frac{l}{g}}", "1/2"),
+])
+def test_the_reference_equation_raised_to_a_power_is_correct(reference: str, answer: str, power: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "correct" and result.reason.endswith(f"to the power {power}"), result
+
+
 @pytest.mark.parametrize(("reference", "answer"), [
     ("T = mg", "2T = 3mg"),
     ("T = mg", "T = mg + T"),
-    (r"\omega=\sqrt{\frac{k}{m}}", r"\omega^2 = \frac{k}{m}"),  # differs by \omega + \sqrt{k/m}: not proven here
+    (r"x = a - b", r"x^2 = (a - b)^2"),  # a - b may be negative: x = |a - b| is not x = a - b
+    (r"\sin\theta = \frac{2}{3}", r"\sin^2\theta = \frac{4}{9}"),  # sin may be negative
+    (r"x = -\sqrt{a}", r"x^2 = a"),
+    (r"\omega=\sqrt{\frac{k}{m}}", r"\omega^2 = -\frac{k}{m}"),
+    (r"v = \sqrt{2gh}", r"v^2 = gh"),
     ("T = mg", "0 = 0"),
     ("x = x", "y = y"),
     ("T = mg", r"T - mg = \epsilon"),

@@ -43,7 +43,6 @@ from physeval.answers.latex import (
     MAX_PARSE_CHARS,
     check_compat,
     latex_to_sympy,
-    left_side,
     normalize_latex,
     parse_normalized,
     strip_to_rhs,
@@ -59,7 +58,14 @@ from physeval.grading.eed_budget import (
     held_whole,
     simplify_budgeted,
 )
-from physeval.grading.eed_relations import KIND_MISMATCH, choose_part, relation_mismatch, same_equation, unquoted
+from physeval.grading.eed_relations import (
+    KIND_MISMATCH,
+    choose_part,
+    relation_left,
+    relation_mismatch,
+    same_equation,
+    unquoted,
+)
 from physeval.grading.eed_tree import (
     PUBLISHED,
     EEDScoring,
@@ -183,7 +189,7 @@ def _relation_result(reference: str, answer: str, why: str, scoring: EEDScoring,
         return EEDResult(0.0, None, None, None, False, Outcome.WRONG, why)
     def difference(text: str) -> str:
         text = unquoted(text)
-        return f"{left_side(text)} - \\left({strip_to_rhs(text)}\\right)"
+        return f"{relation_left(text)} - \\left({strip_to_rhs(text)}\\right)"
 
     scored = eed(difference(reference), difference(answer), scoring=scoring, budget=budget)
     score = min(scored.score, scoring.initial_score)  # never 100: the relations differ

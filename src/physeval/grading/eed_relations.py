@@ -27,10 +27,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from physeval.answers.latex import latex_to_sympy, left_side
+from physeval.answers.latex import latex_to_sympy
 from physeval.answers.latex_normalize import top_level_relations
 
-__all__ = ["KIND_MISMATCH", "answer_parts", "choose_part", "relation_mismatch", "same_equation", "unquoted"]
+__all__ = [
+    "KIND_MISMATCH", "answer_parts", "choose_part", "relation_left", "relation_mismatch", "same_equation", "unquoted",
+]
 
 KIND_MISMATCH = "another kind of relation"
 """How the reason begins when the answer's relation is of another kind (``\\neq`` for ``=``): it scores 0."""
@@ -44,8 +46,11 @@ _SEPARATOR_WORDS = re.compile(
     r"|\\(?:Rightarrow|Longrightarrow|implies|therefore|iff|Leftrightarrow)(?![a-zA-Z])")
 # words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C}), not a
 # function's name (\text{sech}(x)); only at the top level (v_{\text{max}} is a label)
-_BETWEEN_WORDS = re.compile(
-    r"(?<![_^])(?<!circ)(?<!circ\})(?<!°)(?<!circ\s)(?<!circ\}\s)(?<!°\s)\\(?:text|textrm|mbox)\s*\{(?P<words>[^{}]*)\}")
+_BETWEEN_WORDS = re.compile(r"(?<![_^])\\(?:text|textrm|mbox)\s*\{(?P<words>[^{}]*)\}")
+_AFTER_DEGREE = re.compile(r"(?:\\circ\s*\}?|°)\s*$")
+_SCALE = re.compile(r"\s*[CFK]\s*")
+# a comment in brackets closing a result: (\text{upward}), (\text{above the horizontal})
+_BRACKETED_COMMENT = re.compile(r"(?:\\[,;:! ]|~|\s)*\((?P<words>(?:\\(?:text|textrm|mbox)\s*\{[^{}]*\}|\s)+)\)\s*$")
 _FUNCTION_NAME = re.compile(
     r"\s*(?:a(?:rc)?)?(?:sin|cos|tan|cot|sec|csc)h?\s*|\s*(?:ln|log|exp|erfc?|ar(?:sinh|cosh|tanh|coth)"
     r"|max|min|sgn|sign|Re|Im)\s*")
@@ -60,6 +65,15 @@ _HEDGE = re.compile(r"(?i:\b(?:or|not|either|otherwise|unless|possibly|maybe|per
                     r"|或|不|否|可能|也许|错")
 _WORDS = re.compile(r"\\(?:text|mathrm|textrm|textbf|textit|mbox)\s*\{[^{}]*\}")
 _ARGUMENTS = re.compile(r"^(?P<name>.*?[A-Za-z}'])\s*(?:\\left\s*)?\((?P<args>[^()]*)(?:\\right\s*)?\)\s*$")
+
+
+def relation_left(text: str) -> str:
+    """The text before the first top-level relation of any kind, stripped; ``""`` when there is none.
+
+    ``v < \\sqrt{2gh}`` gives ``v`` as ``v = \\sqrt{2gh}`` does: an inequality's left side is compared
+    like an equation's (``2v < \\sqrt{2gh}`` was accepted against ``v < \\sqrt{2gh}``)."""
+    relations = top_level_relations(text)
+    return text[:relations[0][0]].strip() if relations else ""
 
 
 def unquoted(text: str) -> str:
@@ -81,7 +95,8 @@ def answer_parts(text: str) -> list[str]:
     while i < len(text):
         char = text[i]
         words = _BETWEEN_WORDS.match(text, i) if char == "\\" and depth == 0 else None
-        if words is not None and not _FUNCTION_NAME.fullmatch(words.group("words")):
+        if words is not None and not _FUNCTION_NAME.fullmatch(words.group("words")) and not (
+                _SCALE.fullmatch(words.group("words")) and _AFTER_DEGREE.search(text, 0, i)):
             parts.append(text[start:i])
             start = i = words.end()
             continue
@@ -100,7 +115,16 @@ def answer_parts(text: str) -> list[str]:
             start = i + 1
         i += 1
     parts.append(text[start:])
+    parts = [piece for part in parts for piece in _bracketed_comment_apart(part)]
     return [part for part in (_EDGE_SPACING.sub("", p) for p in parts) if part]
+
+
+def _bracketed_comment_apart(part: str) -> list[str]:
+    """A part closing with words in brackets as the part and the comment (``30^\\circ\\,(\\text{up})``)."""
+    comment = _BRACKETED_COMMENT.search(part)
+    if comment is None or comment.start() == 0:
+        return [part]
+    return [part[:comment.start()], part[comment.start():]]
 
 
 def is_comment(part: str) -> bool:
@@ -127,7 +151,7 @@ def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
     written the other way round (``\\sqrt{2gh} = v`` for ``v = \\sqrt{2gh}``) is turned to face
     the reference."""
     parts = answer_parts(answer)
-    wanted = left_side(unquoted(reference))
+    wanted = relation_left(unquoted(reference))
     if not parts or len(answer_parts(reference)) > 1:
         return _facing(answer, wanted), ""
     comments = [p for p in parts if is_comment(p)]
@@ -138,7 +162,7 @@ def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
     results = [p for p in parts if not is_comment(p)]
     if len(results) > 1:
         key = _name_key(wanted) if wanted else None
-        keys = [_name_key(left_side(p)) if left_side(p) else None for p in results]
+        keys = [_name_key(relation_left(p)) if relation_left(p) else None for p in results]
         named = [p for p, k in zip(results, keys) if key is not None and k == key]
         others_named = all(k is not None and k != key for p, k in zip(results, keys) if p not in named)
         if len(named) != 1 or not others_named:
@@ -161,16 +185,28 @@ def _name_key(left: str) -> str | None:
     return _SPACES.sub("", side.normalized) if side.ok else _SPACES.sub("", text)
 
 
+_MIRRORED = {"<": ">", "lt": "gt", "le": "ge", "leq": "geq", "leqslant": "geqslant", "lesssim": "gtrsim"}
+_MIRRORED |= {right: left for left, right in _MIRRORED.items()}
+_MIRRORED |= {kind: kind for kind in (*_EQUALITY, "ne", "neq", "propto")}
+"""Each relation token and the one it becomes with its sides swapped (``a < b`` is ``b > a``)."""
+
+
 def _facing(answer: str, wanted: str) -> str:
-    """``answer`` with its one ``=`` turned round when its right side, not its left, is ``wanted``."""
+    r"""``answer`` with its one relation turned round when its right side, not its left, is
+    ``wanted``: ``\sqrt{2gh} = v`` is ``v = \sqrt{2gh}``, and ``\sqrt{2gh} > v`` is ``v < \sqrt{2gh}``."""
     text = unquoted(answer)
     relations = top_level_relations(text)
-    if not wanted or len(relations) != 1 or text[relations[0][0]:relations[0][1]] != "=":
+    if not wanted or len(relations) != 1:
         return answer
     start, end = relations[0]
+    token = text[start:end]
+    mirrored = _MIRRORED.get(token.lstrip("\\"))
+    if mirrored is None or _NEGATION.search(text, 0, start):
+        return answer
     left, right = text[:start], text[end:]
     if _same_text(right, wanted) and not _same_text(left, wanted):
-        return f"{right.strip()} = {left.strip()}"
+        relation = mirrored if token in ("<", ">", "=") else "\\" + mirrored
+        return f"{right.strip()} {relation} {left.strip()}"
     return answer
 
 
@@ -200,7 +236,7 @@ def relation_mismatch(reference: str, answer: str, equivalent: Callable[[str, st
     link = _broken_link(ans, equivalent)
     if link:
         return link
-    left_ref, left_ans = left_side(ref), left_side(ans)
+    left_ref, left_ans = relation_left(ref), relation_left(ans)
     if not left_ref or not left_ans or _same_text(left_ref, left_ans):
         return ""
     ref_side, ans_side = latex_to_sympy(left_ref), latex_to_sympy(left_ans)
@@ -311,12 +347,12 @@ def same_equation(reference: str, answer: str) -> str:
     does not give ``T``); written as differences ``L - R``, the answer's is the reference's times a
     nonzero number or a product of powers of symbols (``2T - mg`` is ``2 (T - mg/2)``;
     ``v^2/r - g`` is ``(v^2 - g r) / r``). Every symbol is a positive quantity, so such a factor is
-    never 0 and the two equations hold for the same values. ``\\omega^2 = k/m`` against
-    ``\\omega = \\sqrt{k/m}`` differs by ``\\omega + \\sqrt{k/m}``, not such a factor, and stays a miss.
+    never 0 and the two equations hold for the same values. Or both sides are raised to one power
+    (:func:`_raised`: ``\\omega^2 = k/m`` for ``\\omega = \\sqrt{k/m}``).
     Bounded: each difference holds at most :data:`MAX_EQUATION_OPS` operations."""
     import sympy
 
-    differences, lefts = [], []
+    sides, lefts = [], []
     for text in (unquoted(reference), unquoted(answer)):
         relations = top_level_relations(text)
         if len(relations) != 1 or text[relations[0][0]:relations[0][1]] != "=":
@@ -326,17 +362,47 @@ def same_equation(reference: str, answer: str) -> str:
         if not (left.ok and right.ok):
             return ""
         lefts.append({s.name for s in left.expr.free_symbols})
-        difference = left.expr - right.expr
-        if sympy.count_ops(difference) > MAX_EQUATION_OPS:
+        if sympy.count_ops(left.expr - right.expr) > MAX_EQUATION_OPS:
             return ""
-        differences.append(difference)
-    ref_difference, ans_difference = differences
+        sides.append((left.expr, right.expr))
+    (ref_left, ref_right), (ans_left, ans_right) = sides
+    ref_difference, ans_difference = ref_left - ref_right, ans_left - ans_right
     if ref_difference == 0 or not ref_difference.free_symbols or not lefts[0] <= lefts[1]:
         return ""  # m = T/g is the equation of T = mg solved for m: it does not give T
     factor = sympy.cancel(ans_difference / ref_difference)
-    if not _never_zero(factor, sympy):
-        return ""
-    return f"the same equation as the reference's, times {sympy.sstr(factor)}"
+    if _never_zero(factor, sympy):
+        return f"the same equation as the reference's, times {sympy.sstr(factor)}"
+    power = _raised(sides[0], sides[1], sympy)
+    if power is not None:
+        return f"the reference's equation with both sides to the power {sympy.sstr(power)}"
+    return ""
+
+
+def _raised(reference: tuple[Any, Any], answer: tuple[Any, Any], sympy: Any) -> Any:
+    """The power ``n`` when the answer's equation is the reference's ``L = R`` with both sides raised
+    to it (``L^n = R^n``), or ``None``.
+
+    With every symbol a positive quantity, ``L^n = R^n`` holds exactly when ``L = R`` if ``L`` and ``R``
+    are positive: ``L`` a power of a symbol, ``R`` shown positive (``\\sqrt{k/m}``). ``v^2 = (a - b)^2``
+    against ``v = a - b`` and ``\\sin^2\\theta = 4/9`` against ``\\sin\\theta = 2/3`` (either side may
+    be negative) stay misses."""
+    symbols = set().union(*(side.free_symbols for side in (*reference, *answer)))
+    positive = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
+    ref_left, ref_right = (side.xreplace(positive) for side in reference)
+    ans_left, ans_right = (side.xreplace(positive) for side in answer)
+    base, ref_exponent = ref_left.as_base_exp()
+    ans_base, ans_exponent = ans_left.as_base_exp()
+    if not (isinstance(base, sympy.Symbol) and ans_base == base):
+        return None
+    if not (ref_exponent.is_Rational and ans_exponent.is_Rational) or ans_exponent == ref_exponent:
+        return None
+    power = ans_exponent / ref_exponent
+    if ref_right.is_positive is not True or ans_right.is_positive is not True:
+        return None
+    root = sympy.powdenest(sympy.expand_power_base(ans_right ** (1 / power), force=True), force=True)
+    if sympy.count_ops(root - ref_right) > 2 * MAX_EQUATION_OPS:
+        return None
+    return power if sympy.simplify(root - ref_right) == 0 else None
 
 
 def _never_zero(factor: Any, sympy: Any) -> bool:
