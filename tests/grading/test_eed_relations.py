@@ -178,6 +178,9 @@ def test_the_checks_reach_grade_symbolic() -> None:
     ("T = mg", "mg - T = 0", "-1"),
     (r"E_k = \frac{1}{2}mv^2", "2E_k = mv^2", "2"),
     (r"x = \frac{v^2}{2a}", r"\frac{2ax}{v^2} = 1", "2*a/v**2"),  # a product of positive quantities
+    (r"T = \frac{mg}{2}", "mg = 2T", "2"),  # the reference's quantity on the right (an outside review)
+    (r"v = \sqrt{2gh}", r"\frac{v}{\sqrt{2gh}} = 1", "sqrt(2)/(2*sqrt(g)*sqrt(h))"),  # radicals
+    ("T = mg", r"T e^{x} = mg e^{x}", "exp(x)"),  # a positive number to a real power
 ])
 def test_the_reference_equation_rearranged_is_correct(reference: str, answer: str, factor: str) -> None:
     result = eed(reference, answer)
@@ -208,6 +211,8 @@ def test_the_reference_equation_raised_to_a_power_is_correct(reference: str, ans
     ("x = x", "y = y"),
     ("T = mg", r"T - mg = \epsilon"),
     ("T = mg", r"m = \frac{T}{g}"),  # the same equation solved for another quantity does not give T
+    ("T = mg", r"g = \frac{T}{m}"),
+    (r"v = \sqrt{2gh}", r"\frac{v}{\sqrt{gh}} = 1"),
     (r"a = \frac{F}{m}", "F = ma"),
 ])
 def test_other_equations_stay_misses(reference: str, answer: str) -> None:

@@ -343,9 +343,10 @@ MAX_EQUATION_OPS = 60
 def same_equation(reference: str, answer: str) -> str:
     """Why the answer's relation is the reference's equation rearranged, or ``""``.
 
-    Both state one ``=``, the answer's left side holding the reference's (``2T`` for ``T``; ``m = T/g``
-    does not give ``T``); written as differences ``L - R``, the answer's is the reference's times a
-    nonzero number or a product of powers of symbols (``2T - mg`` is ``2 (T - mg/2)``;
+    Both state one ``=``, the answer's left side holding the reference's (``2T`` for ``T``; ``mg = 2T``
+    is read turned round; ``m = T/g`` does not give ``T``); written as differences ``L - R``, the
+    answer's is the reference's times a nonzero number or a product of powers of symbols and of
+    positive numbers (``2T - mg`` is ``2 (T - mg/2)``;
     ``v^2/r - g`` is ``(v^2 - g r) / r``). Every symbol is a positive quantity, so such a factor is
     never 0 and the two equations hold for the same values. Or both sides are raised to one power
     (:func:`_raised`: ``\\omega^2 = k/m`` for ``\\omega = \\sqrt{k/m}``).
@@ -365,11 +366,20 @@ def same_equation(reference: str, answer: str) -> str:
         if sympy.count_ops(left.expr - right.expr) > MAX_EQUATION_OPS:
             return ""
         sides.append((left.expr, right.expr))
+    symbols = set().union(*(side.free_symbols for pair in sides for side in pair))
+    positive = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
+    sides = [(left.xreplace(positive), right.xreplace(positive)) for left, right in sides]
+    solved_for_another = isinstance(sides[1][0], sympy.Symbol)  # m = T/g gives m, not T
+    if not (lefts[0] <= lefts[1] or solved_for_another) and lefts[0] <= {s.name for s in sides[1][1].free_symbols}:
+        sides[1] = sides[1][::-1]  # mg = 2T is 2T = mg
+        lefts[1] = {s.name for s in sides[1][0].free_symbols}
     (ref_left, ref_right), (ans_left, ans_right) = sides
     ref_difference, ans_difference = ref_left - ref_right, ans_left - ans_right
     if ref_difference == 0 or not ref_difference.free_symbols or not lefts[0] <= lefts[1]:
         return ""  # m = T/g is the equation of T = mg solved for m: it does not give T
     factor = sympy.cancel(ans_difference / ref_difference)
+    if not _never_zero(factor, sympy) and factor.has(sympy.Pow):
+        factor = sympy.radsimp(factor)  # cancel leaves radicals: v/\sqrt{2gh} - 1 over v - \sqrt{2gh}
     if _never_zero(factor, sympy):
         return f"the same equation as the reference's, times {sympy.sstr(factor)}"
     power = _raised(sides[0], sides[1], sympy)
@@ -380,16 +390,14 @@ def same_equation(reference: str, answer: str) -> str:
 
 def _raised(reference: tuple[Any, Any], answer: tuple[Any, Any], sympy: Any) -> Any:
     """The power ``n`` when the answer's equation is the reference's ``L = R`` with both sides raised
-    to it (``L^n = R^n``), or ``None``.
+    to it (``L^n = R^n``), or ``None``. The sides' symbols are positive.
 
     With every symbol a positive quantity, ``L^n = R^n`` holds exactly when ``L = R`` if ``L`` and ``R``
     are positive: ``L`` a power of a symbol, ``R`` shown positive (``\\sqrt{k/m}``). ``v^2 = (a - b)^2``
     against ``v = a - b`` and ``\\sin^2\\theta = 4/9`` against ``\\sin\\theta = 2/3`` (either side may
     be negative) stay misses."""
-    symbols = set().union(*(side.free_symbols for side in (*reference, *answer)))
-    positive = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
-    ref_left, ref_right = (side.xreplace(positive) for side in reference)
-    ans_left, ans_right = (side.xreplace(positive) for side in answer)
+    ref_left, ref_right = reference
+    ans_left, ans_right = answer
     base, ref_exponent = ref_left.as_base_exp()
     ans_base, ans_exponent = ans_left.as_base_exp()
     if not (isinstance(base, sympy.Symbol) and ans_base == base):
@@ -406,13 +414,17 @@ def _raised(reference: tuple[Any, Any], answer: tuple[Any, Any], sympy: Any) -> 
 
 
 def _never_zero(factor: Any, sympy: Any) -> bool:
-    """Whether ``factor`` is a nonzero finite number times powers of symbols (positive quantities)."""
+    """Whether ``factor`` is a nonzero finite number times powers of positive symbols and of
+    positive numbers (``\\sqrt{2}``, ``e^{x}``: a positive number to a real power)."""
     coefficient, rest = factor.as_coeff_Mul()
     if not coefficient.is_finite or coefficient == 0 or not coefficient.is_number:
         return False
     for base, exponent in rest.as_powers_dict().items():
         if base == 1:
             continue
-        if not (isinstance(base, sympy.Symbol) and exponent.is_number and exponent.is_finite):
-            return False
+        if isinstance(base, sympy.Symbol) and base.is_positive and exponent.is_number and exponent.is_finite:
+            continue
+        if base.is_number and base.is_positive and base.is_finite and exponent.is_real and exponent.is_finite:
+            continue
+        return False
     return True
