@@ -224,3 +224,70 @@ def test_a_cross_product_in_another_order_is_not_accepted() -> None:
     swapped = eed(r"F = q \vec{v}\times\vec{B}", r"F = q \vec{B}\times\vec{v}")
     assert swapped.outcome == "undecided" and "cross product" in swapped.reason
     assert eed(r"F = q \vec{v}\times\vec{B}", r"F = q\,\vec{v}\times\vec{B}").outcome == "correct"
+
+
+# A third outside review: each pair was graded correct, and each states something else
+NEGATED_ORDER = [r"v \not< \sqrt{2gh}", r"v \not> \sqrt{2gh}", r"v \not\leq \sqrt{2gh}", r"v \not\geq \sqrt{2gh}",
+                 r"v \not\lesssim \sqrt{2gh}", r"v \not\propto \sqrt{2gh}"]
+
+
+@pytest.mark.parametrize("answer", NEGATED_ORDER)
+def test_a_negated_order_is_its_complement_not_an_inequation(answer: str) -> None:
+    assert eed(r"v \neq \sqrt{2gh}", answer).outcome == "wrong", eed(r"v \neq \sqrt{2gh}", answer)
+
+
+def test_a_negated_order_equals_its_complement() -> None:
+    assert eed(r"v \geq \sqrt{2gh}", r"v \not< \sqrt{2gh}").outcome == "correct"
+    assert eed(r"v > \sqrt{2gh}", r"v \not\leq \sqrt{2gh}").outcome == "correct"
+
+
+@pytest.mark.parametrize("answer", [
+    r"(0.1+0.2-0.3)v = (0.1+0.2-0.3)\sqrt{2gh}",  # 0 = 0 in exact decimals: the factor was 5.55e-17
+    r"(0.1+0.2-0.3)\sqrt{2gh} = (0.1+0.2-0.3)v",
+    r"(0.3-0.1-0.2)v = (0.3-0.1-0.2)\sqrt{2gh}",
+])
+def test_a_factor_of_decimals_that_cancel_is_zero(answer: str) -> None:
+    assert eed(r"v = \sqrt{2gh}", answer).outcome != "correct"
+
+
+@pytest.mark.parametrize("answer", [
+    r"v = \sqrt{2gh} \quad v^2 = gh", r"v = \sqrt{2gh} \qquad v^2 = gh", r"v = \sqrt{2gh},\; v^2 = gh",
+])
+def test_a_second_result_for_the_quantity_is_wrong(answer: str) -> None:
+    result = eed(r"v = \sqrt{2gh}", answer)
+    assert result.outcome == "wrong" and "second result" in result.reason, result
+
+
+@pytest.mark.parametrize("answer", [r"v(2h) = \sqrt{2gh}", r"v(4h) = \sqrt{2gh}", r"v(h/2) = \sqrt{2gh}"])
+def test_the_quantity_at_a_point_is_not_its_name(answer: str) -> None:
+    assert eed(r"v = \sqrt{2gh}", answer).outcome == "wrong"
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"\theta = 30^\circ", r"\theta = 30^\circ \text{ less than a right angle}"),
+    (r"\theta = 30^\circ", r"\theta = 30^\circ\,(\text{less than a right angle})"),
+    (r"\theta = 30^\circ", r"\theta = 30^\circ \text{ per second}"),
+    (r"\theta = 30^\circ", r"\theta = 30^\circ \text{ times two}"),
+    (r"\theta = 30^\circ", r"\theta = 30^\circ \text{ twice}"),
+    (r"\theta = 30^\circ", r"\theta = 30^\circ \text{ in radians}"),
+    (r"T = 30^\circ\text{C}", r"T = 30^\circ\text{C} \text{ above room temperature}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}\text{ squared}"),  # accepted since words were first read as comments
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}\text{ at least}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}\,\text{at most}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}\text{ divided by two}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}\text{ (minimum)}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh} \text{ (upper bound)}"),
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh}\text{ (reversed)}"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh}，两倍"),
+])
+def test_words_that_may_change_the_result_leave_it_undecided(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "undecided" and "may change it" in result.reason, result
+
+
+@pytest.mark.parametrize("answer", [
+    r"\theta = 30^\circ \text{ above the horizontal}", r"\theta = 30^\circ\,(\text{above the horizontal})",
+    r"\theta = 30^\circ \text{ from the vertical}", r"\theta = 30^\circ \quad (\text{counterclockwise})",
+])
+def test_words_of_direction_beside_the_result_are_a_comment(answer: str) -> None:
+    assert eed(r"\theta = \frac{\pi}{6}", answer).outcome == "correct", eed(r"\theta = \frac{\pi}{6}", answer)

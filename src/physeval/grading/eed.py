@@ -60,6 +60,7 @@ from physeval.grading.eed_budget import (
 )
 from physeval.grading.eed_relations import (
     KIND_MISMATCH,
+    UNREAD_WORDS,
     choose_part,
     relation_left,
     relation_mismatch,
@@ -271,6 +272,8 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         return early
     if compat is None:
         part, several = choose_part(reference, answer)
+        if part is None and several.startswith(UNREAD_WORDS):
+            return EEDResult(0.0, None, None, None, None, Outcome.UNDECIDED, several)
         if part is None:
             return EEDResult(0.0, None, None, None, False, Outcome.WRONG, several)
         if part != answer:

@@ -29,13 +29,18 @@ from typing import Any
 
 from physeval.answers.latex import latex_to_sympy
 from physeval.answers.latex_normalize import top_level_relations
+from physeval.grading.comment_words import unread_words
 
 __all__ = [
-    "KIND_MISMATCH", "answer_parts", "choose_part", "relation_left", "relation_mismatch", "same_equation", "unquoted",
+    "KIND_MISMATCH", "UNREAD_WORDS", "answer_parts", "choose_part", "relation_left", "relation_mismatch",
+    "same_equation", "unquoted",
 ]
 
 KIND_MISMATCH = "another kind of relation"
 """How the reason begins when the answer's relation is of another kind (``\\neq`` for ``=``): it scores 0."""
+UNREAD_WORDS = "words beside the result that may change it"
+"""How the reason begins when a comment beside the result holds words outside the comment
+vocabulary (``\\text{ squared}``, ``(\\text{minimum})``): the verdict is undecided."""
 
 _EQUALITY = frozenset({"=", "approx", "simeq", "equiv", "cong", "doteq", "triangleq", "approxeq", "sim"})
 _KINDS = {"<": "<", "lt": "<", ">": ">", "gt": ">", "le": "≤", "leq": "≤", "leqslant": "≤", "ge": "≥",
@@ -47,6 +52,7 @@ _SEPARATOR_WORDS = re.compile(
 # words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C}), not a
 # function's name (\text{sech}(x)); only at the top level (v_{\text{max}} is a label)
 _BETWEEN_WORDS = re.compile(r"(?<![_^])\\(?:text|textrm|mbox)\s*\{(?P<words>[^{}]*)\}")
+_DEGREE_MARK = re.compile(r"\\circ(?![a-zA-Z])|°")
 _AFTER_DEGREE = re.compile(r"(?:\\circ\s*\}?|°)\s*$")
 _SCALE = re.compile(r"\s*[CFK]\s*")
 # a comment in brackets closing a result: (\text{upward}), (\text{above the horizontal})
@@ -97,7 +103,7 @@ def answer_parts(text: str) -> list[str]:
         words = _BETWEEN_WORDS.match(text, i) if char == "\\" and depth == 0 else None
         if words is not None and not _FUNCTION_NAME.fullmatch(words.group("words")) and not (
                 _SCALE.fullmatch(words.group("words")) and _AFTER_DEGREE.search(text, 0, i)):
-            parts.append(text[start:i])
+            parts += [text[start:i], words.group()]  # the words are a part of their own: a comment
             start = i = words.end()
             continue
         if char == "\\":
@@ -169,10 +175,32 @@ def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
             shown = "; ".join(results[:4]) + ("; ..." if len(results) > 4 else "")
             return None, f"the answer gives {len(results)} results ({shown})" + (
                 f", not one for {wanted} beside results for other quantities" if wanted else ", the reference one")
+        second = _second_value(wanted, named[0], [p for p in results if p is not named[0]])
+        if second:
+            return None, f"the answer gives a second result for {wanted}: {second}"
         results = named
+    in_degrees = bool(_DEGREE_MARK.search(answer))
+    unread = [word for comment in comments for word in unread_words(comment, in_degrees=in_degrees)]
+    if unread:  # after the results: a second value is wrong whatever the words say
+        return None, f"{UNREAD_WORDS}: {', '.join(unread)[:120]}"
     if not results:
         return answer, ""
     return _facing(results[0], wanted), ""
+
+
+def _second_value(wanted: str, chosen: str, others: list[str]) -> str:
+    """The first of ``others`` that states something of the wanted quantity (its left side holds
+    the quantity's symbols) and is not ``chosen`` rearranged or raised to a power: ``v^2 = gh``
+    beside ``v = \\sqrt{2gh}``; ``v^2 = 2gh`` beside it is a step, not a second value."""
+    name = latex_to_sympy(wanted)
+    if not name.ok:
+        return ""
+    symbols = {s.name for s in name.expr.free_symbols}
+    for other in others:
+        left = latex_to_sympy(relation_left(other))
+        if left.ok and symbols & {s.name for s in left.expr.free_symbols} and not same_equation(chosen, other):
+            return other
+    return ""
 
 
 def _name_key(left: str) -> str | None:
@@ -284,6 +312,8 @@ def _a_naming(left_ref: str, left_ans: str, ref_expr: Any, ans_expr: Any, refere
     ref_call, ans_call = _ARGUMENTS.match(left_ref.strip()), _ARGUMENTS.match(left_ans.strip())
     if ref_call and ans_call and _SPACES.sub("", ref_call.group("args")) != _SPACES.sub("", ans_call.group("args")):
         return False  # x(0) against x(t)
+    if any(call and not _variables(call.group("args")) for call in (ref_call, ans_call) if not (ref_call and ans_call)):
+        return False  # v(2h), x(0) against v, x: the quantity at a point, not its name
     if not (_names_one_quantity(left_ref) and _names_one_quantity(left_ans)) and not _renamed(ref_expr, ans_expr):
         return False
     ref_name, ans_name = latex_to_sympy(_name_text(left_ref)), latex_to_sympy(_name_text(left_ans))
@@ -295,6 +325,15 @@ def _a_naming(left_ref: str, left_ans: str, ref_expr: Any, ans_expr: Any, refere
     return not own & used
 
 
+def _variables(arguments: str) -> bool:
+    """Whether a function's arguments are variables, one symbol each (``t``, ``x, t``; not ``2h``, ``0``)."""
+    for argument in arguments.split(","):
+        side = latex_to_sympy(argument) if argument.strip() else None
+        if side is None or not (side.ok and getattr(side.expr, "is_Symbol", False)):
+            return False
+    return True
+
+
 def _renamed(reference: Any, answer: Any) -> bool:
     """Whether two left sides of one free symbol each are one expression but for that symbol's name."""
     ref_symbols, ans_symbols = reference.free_symbols, answer.free_symbols
@@ -303,16 +342,22 @@ def _renamed(reference: Any, answer: Any) -> bool:
     return bool(answer.xreplace({next(iter(ans_symbols)): next(iter(ref_symbols))}) == reference)
 
 
+_NEGATED = {"<": "≥", ">": "≤", "≤": ">", "≥": "<", "≠": "="}
+"""What a negated order relation states (``\\not<`` is ``≥``); other negated kinds are their own."""
+
+
 def _kinds(text: str) -> frozenset[str]:
-    """The kinds of top-level relation ``text`` states other than equality (``≠``, ``<``, ``∝``, ...;
-    a negated relation, ``\\not=``, ``\\not\\approx``, is ``≠``)."""
+    """The kinds of top-level relation ``text`` states other than equality (``≠``, ``<``, ``∝``, ...).
+    A negated equality (``\\not=``, ``\\not\\approx``) is ``≠``, a negated order its complement
+    (``\\not<`` is ``≥``), any other negated relation a kind of its own (``not ∝``)."""
     kinds = set()
     for start, end in top_level_relations(text):
         token = text[start:end].lstrip("\\")
+        kind = "=" if token in _EQUALITY else _KINDS.get(token, token)
         if _NEGATION.search(text, 0, start):
-            kinds.add("≠")
-        elif token not in _EQUALITY:
-            kinds.add(_KINDS.get(token, token))
+            kind = "≠" if kind == "=" else _NEGATED.get(kind, f"not {kind}")
+        if kind != "=":
+            kinds.add(kind)
     return frozenset(kinds)
 
 
@@ -367,7 +412,9 @@ def same_equation(reference: str, answer: str) -> str:
             return ""
         sides.append((left.expr, right.expr))
     symbols = set().union(*(side.free_symbols for pair in sides for side in pair))
-    positive = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
+    positive: dict[Any, Any] = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
+    for side in (side for pair in sides for side in pair):  # decimals exact: 0.1 + 0.2 - 0.3 is 0
+        positive.update({number: sympy.Rational(str(number)) for number in side.atoms(sympy.Float)})
     sides = [(left.xreplace(positive), right.xreplace(positive)) for left, right in sides]
     solved_for_another = isinstance(sides[1][0], sympy.Symbol)  # m = T/g gives m, not T
     if not (lefts[0] <= lefts[1] or solved_for_another) and lefts[0] <= {s.name for s in sides[1][1].free_symbols}:
