@@ -398,7 +398,7 @@ def same_equation(reference: str, answer: str) -> str:
     Bounded: each difference holds at most :data:`MAX_EQUATION_OPS` operations."""
     import sympy
 
-    sides, lefts = [], []
+    sides = []
     for text in (unquoted(reference), unquoted(answer)):
         relations = top_level_relations(text)
         if len(relations) != 1 or text[relations[0][0]:relations[0][1]] != "=":
@@ -407,7 +407,6 @@ def same_equation(reference: str, answer: str) -> str:
         left, right = latex_to_sympy(text[:start]), latex_to_sympy(text[end:])
         if not (left.ok and right.ok):
             return ""
-        lefts.append({s.name for s in left.expr.free_symbols})
         if sympy.count_ops(left.expr - right.expr) > MAX_EQUATION_OPS:
             return ""
         sides.append((left.expr, right.expr))
@@ -416,13 +415,15 @@ def same_equation(reference: str, answer: str) -> str:
     for side in (side for pair in sides for side in pair):  # decimals exact: 0.1 + 0.2 - 0.3 is 0
         positive.update({number: sympy.Rational(str(number)) for number in side.atoms(sympy.Float)})
     sides = [(left.xreplace(positive), right.xreplace(positive)) for left, right in sides]
+    ref_names, ans_left_names, ans_right_names = ({s.name for s in side.free_symbols}
+                                                  for side in (sides[0][0], *sides[1]))
     solved_for_another = isinstance(sides[1][0], sympy.Symbol)  # m = T/g gives m, not T
-    if not (lefts[0] <= lefts[1] or solved_for_another) and lefts[0] <= {s.name for s in sides[1][1].free_symbols}:
+    if not (ref_names <= ans_left_names or solved_for_another) and ref_names <= ans_right_names:
         sides[1] = sides[1][::-1]  # mg = 2T is 2T = mg
-        lefts[1] = {s.name for s in sides[1][0].free_symbols}
+        ans_left_names = ans_right_names
     (ref_left, ref_right), (ans_left, ans_right) = sides
     ref_difference, ans_difference = ref_left - ref_right, ans_left - ans_right
-    if ref_difference == 0 or not ref_difference.free_symbols or not lefts[0] <= lefts[1]:
+    if ref_difference == 0 or not ref_difference.free_symbols or not ref_names <= ans_left_names:
         return ""  # m = T/g is the equation of T = mg solved for m: it does not give T
     factor = sympy.cancel(ans_difference / ref_difference)
     if not _never_zero(factor, sympy) and factor.has(sympy.Pow):
