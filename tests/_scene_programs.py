@@ -1,7 +1,7 @@
 """Real scene programs and scripted judges shared by the reward tests and bench/rewards.py.
 
 The programs are what a policy writes: a good one (a square moving across the frame for 1.5 s),
-a broken one (raises before writing), a slow one (sleeps past any test's render timeout), and
+a broken one (raises before writing), a slow one (sleeps an hour: it can only end as a timeout), and
 three built to fool a judge without the physics (captions claiming YES, a still picture, the
 right objects drawn without motion). Judges are scripted: each answers every question of the
 prompt with a fixed pattern, optionally after a delay.
@@ -14,6 +14,14 @@ import re
 from collections.abc import Callable, Sequence
 
 from physeval.testing import Reply, Request
+
+RENDER_GUARD_S = 900.0
+"""The render timeout of a program expected to finish: a hang guard, never the verdict.
+
+A render of these programs takes seconds on an idle machine; a tight timeout would turn a
+loaded machine's slowness into a ``timeout`` stage and fail the test (issue 35). Only tests of
+the timeout itself pass a short one, and only with programs that can never finish.
+"""
 
 _WRITER = """\
 import sys
@@ -32,7 +40,7 @@ writer.close()
 
 BROKEN = "import sys\nraise RuntimeError('the simulation diverged')\n"
 
-SLOW = "import time\ntime.sleep(60)\n"
+SLOW = "import time\ntime.sleep(3600)\n"
 
 STATIC = _WRITER + """\
 img = np.full((96, 128, 3), 240, np.uint8)

@@ -50,9 +50,28 @@ def test_a_group_goes_to_one_worker_in_chunks_of_at_most_n_over_workers() -> Non
 
 
 def test_a_hung_item_inside_a_group_is_found_and_only_it_times_out() -> None:
+    # the clock starts once the workers are warm (see the next test): 2 s is far above sleep(0)
     results = pool.grade_many(time.sleep, [0, 60, 0, 0], processes=2, timeout=2.0, group=lambda _: "one reference",
                               on_timeout=lambda _: "timeout")
     assert results == [None, "timeout", None, None]
+
+
+def test_workers_started_after_a_kill_are_ready_before_the_guard_clock_runs_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a restarted worker imports SymPy and the parser first (seconds on a loaded machine): counting
+    # that against the next item's timeout would turn a quick item into a 'timeout' by load alone
+    readied: list[int] = []
+    ready = pool._Pool.ready
+
+    def counted(self: pool._Pool) -> None:
+        readied.append(self.generation)
+        ready(self)
+
+    monkeypatch.setattr(pool._Pool, "ready", counted)
+    results = pool.grade_many(time.sleep, [600, 0], processes=2, timeout=5.0, on_timeout=lambda _: "timeout")
+    assert results == ["timeout", None]
+    assert readied == [0, 1]  # the first pool, then the one started after the kill
 
 
 def test_the_result_of_a_cancelled_submit_is_dropped_quietly(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

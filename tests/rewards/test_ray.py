@@ -7,7 +7,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (the ray or dev extra)")
 
-from _scene_programs import BROKEN, GOOD, STATIC, fenced, judge_script  # noqa: E402
+from _scene_programs import BROKEN, GOOD, RENDER_GUARD_S, STATIC, fenced, judge_script  # noqa: E402
 from physeval.rewards import SceneRewardOptions, SymbolicRewardOptions, score_batch  # noqa: E402
 from physeval.rewards.executors import LocalExecutor, RayExecutor  # noqa: E402
 from physeval.rewards.local_cluster import NODE_IP, LocalRayCluster  # noqa: E402
@@ -56,7 +56,7 @@ def test_ray_rewards_are_identical_to_local_ones(cluster: LocalRayCluster) -> No
 
         with ScriptedServer(judge_script(lambda k, label: label != "2")) as judge:
             scene = SceneRewardOptions(judges=("openai/judge",), judge_base_url=judge.base_url, aggregation="ratio",
-                                       render_timeout=20.0)
+                                       render_timeout=RENDER_GUARD_S)
             rollouts = [fenced(GOOD), fenced(BROKEN), fenced(STATIC), fenced(GOOD)]
             scenes = ["em-lorentz-circle"] * 4
             ray_scene = score_batch("scene", rollouts, scenes=scenes, options=scene, executor=on_ray)

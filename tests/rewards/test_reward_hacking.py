@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from _scene_programs import CAPTIONS_YES, NO_MOTION, STATIC, fenced, judge_script
+from _scene_programs import CAPTIONS_YES, NO_MOTION, RENDER_GUARD_S, STATIC, fenced, judge_script
 from physeval.rewards import SceneRewardOptions, score_batch
 from physeval.rewards.executors import LocalExecutor
 from physeval.rewards.scene import JUDGE_RULES, POLICY_RULES, training_scene_prompt
@@ -33,7 +33,7 @@ def rewarded() -> dict[str, object]:
     executor = LocalExecutor(render_workers=2)
     try:
         results = score_batch("scene", [fenced(p) for p in programs.values()], scenes=[SCENE] * 3,
-                              options=SceneRewardOptions(render_timeout=20.0), judges=[credulous], executor=executor)
+                              options=SceneRewardOptions(render_timeout=RENDER_GUARD_S), judges=[credulous], executor=executor)
     finally:
         executor.close()
     return {"results": dict(zip(programs, results)), "judge": credulous}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from _scene_programs import BROKEN, GOOD, SLOW, fenced, judge_script
+from _scene_programs import BROKEN, GOOD, RENDER_GUARD_S, SLOW, fenced, judge_script
 from physeval.rewards import SceneRewardOptions, score_batch
 from physeval.rewards.executors import LocalExecutor
 from physeval.testing import Reply, ScriptedModel
@@ -31,14 +31,15 @@ def executor() -> LocalExecutor:
 
 
 def _score(completions: list[str], judges: list[ScriptedModel], executor: LocalExecutor, **options: object) -> list:
-    opts = SceneRewardOptions(render_timeout=3.0, **options)  # type: ignore[arg-type]
+    opts = SceneRewardOptions(**{"render_timeout": RENDER_GUARD_S, **options})  # type: ignore[arg-type]
     return score_batch("scene", completions, scenes=[SCENE] * len(completions), options=opts, judges=judges,
                        executor=executor)
 
 
 def test_failed_execution_makes_every_label_false_without_asking_the_judge(executor: LocalExecutor) -> None:
     judge = ScriptedModel(judge_script(True), name="always-yes")
-    broken, slow, prose = _score([fenced(BROKEN), fenced(SLOW), "I cannot write this program."], [judge], executor)
+    broken, prose = _score([fenced(BROKEN), "I cannot write this program."], [judge], executor)
+    (slow,) = _score([fenced(SLOW)], [judge], executor, render_timeout=3.0)  # sleeps an hour: always a timeout
     assert (broken.reward, broken.outcome) == (0.0, "error")
     assert "RuntimeError: the simulation diverged" in broken.reason
     assert (slow.reward, slow.outcome) == (0.0, "timeout")
@@ -109,7 +110,7 @@ def test_judges_for_reward_and_for_evaluation_are_recorded_apart() -> None:
 def test_unknown_scene_is_not_scored_and_bank_ids_resolve(executor: LocalExecutor) -> None:
     judge = ScriptedModel(judge_script(True), name="j")
     results = score_batch("scene", ["x", fenced(BROKEN)], scenes=["no-such-scene", "em-lorentz-circle"],
-                          options=SceneRewardOptions(render_timeout=3.0), judges=[judge], executor=executor)
+                          options=SceneRewardOptions(render_timeout=RENDER_GUARD_S), judges=[judge], executor=executor)
     assert results[0].reward is None and results[0].outcome == "no_reference"
     assert results[1].reward == 0.0 and len(results[1].explanation["per_question"]) == 6
 
@@ -127,7 +128,7 @@ for sig in (signal.SIGSTOP, signal.SIGKILL):
 
 def test_a_program_that_kills_its_supervisor_earns_zero_with_every_label_false(executor: LocalExecutor) -> None:
     judge = ScriptedModel(judge_script(True), name="always-yes")
-    opts = SceneRewardOptions(render_timeout=120.0)  # far past its run: only the program decides the verdict
+    opts = SceneRewardOptions(render_timeout=RENDER_GUARD_S)  # far past its run: only the program decides the verdict
     (result,) = score_batch("scene", [fenced(KILLS_ITS_SUPERVISION)], scenes=[SCENE], options=opts, judges=[judge],
                             executor=executor)
     assert result.reward == 0.0  # its own failure: a zero, never None ("not measured")
@@ -144,7 +145,7 @@ def test_a_render_worker_that_dies_is_not_measured_and_the_next_render_gets_a_fr
 
     pool = LocalExecutor(render_workers=1)
     judge = ScriptedModel(judge_script(True), name="always-yes")
-    opts = SceneRewardOptions(render_timeout=120.0)
+    opts = SceneRewardOptions(render_timeout=RENDER_GUARD_S)
     try:
         monkeypatch.setattr(executors, "render_job", die_in_render_worker)  # the worker process dies mid-render
         (dead,) = score_batch("scene", [fenced(GOOD)], scenes=[SCENE], options=opts, judges=[judge], executor=pool)

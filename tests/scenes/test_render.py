@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from _scene_programs import RENDER_GUARD_S
 from physeval.scenes.render import STAGES, Render, render_program
 from physeval.scenes.sandbox import SandboxLimits, SandboxUnavailable
 
@@ -167,7 +168,7 @@ def _check(render: Render, stage: str) -> None:
 
 
 def test_falling_ball_drawn_with_matplotlib_is_playable(keep: Path) -> None:
-    render = render_program(FALLING_BALL_MATPLOTLIB, timeout=60, keep_dir=keep)
+    render = render_program(FALLING_BALL_MATPLOTLIB, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "playable")
     assert render.video_path == str((keep / "video.mp4").resolve())
     assert render.video is not None and render.video.codec == "h264"
@@ -181,34 +182,34 @@ def test_falling_ball_drawn_with_matplotlib_is_playable(keep: Path) -> None:
 
 
 def test_pendulum_drawn_with_opencv_is_playable(keep: Path) -> None:
-    render = render_program(PENDULUM_OPENCV, timeout=60, keep_dir=keep)
+    render = render_program(PENDULUM_OPENCV, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "playable")
     assert render.video is not None and render.video.codec == "mpeg4"
     assert render.video.duration_s == pytest.approx(2.0)
 
 
 def test_a_program_that_raises_is_an_error(keep: Path, backend: str) -> None:
-    render = render_program(RAISES, timeout=60, keep_dir=keep, sandbox=backend)
+    render = render_program(RAISES, timeout=RENDER_GUARD_S, keep_dir=keep, sandbox=backend)
     _check(render, "error")
     assert render.exit_code == 1 and "IndexError" in render.reason
     assert "Traceback" in render.stderr_tail
 
 
 def test_a_program_that_writes_no_file_is_only_executable(keep: Path) -> None:
-    render = render_program(WRITES_NO_FILE, timeout=60, keep_dir=keep)
+    render = render_program(WRITES_NO_FILE, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "executable")
     assert render.reason == "no video at sys.argv[1]" and render.video_path is None
 
 
 def test_a_single_frame_video_is_rendered_not_playable(keep: Path) -> None:
-    render = render_program(SINGLE_FRAME, timeout=60, keep_dir=keep)
+    render = render_program(SINGLE_FRAME, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "rendered")
     assert render.video is not None and render.video.frame_count == 1
     assert "only 0.0667 s of frames" in render.reason
 
 
 def test_identical_frames_are_rendered_not_playable(keep: Path) -> None:
-    render = render_program(IDENTICAL_FRAMES, timeout=60, keep_dir=keep)
+    render = render_program(IDENTICAL_FRAMES, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "rendered")
     assert render.reason == "not playable: all 30 frames are identical"
 
@@ -222,7 +223,7 @@ def test_a_program_that_loops_forever_times_out(keep: Path, backend: str) -> Non
 
 
 def test_a_program_that_allocates_50_gb_fails_cleanly(keep: Path, backend: str) -> None:
-    render = render_program(ALLOCATES_50_GB, timeout=60, keep_dir=keep, sandbox=backend)
+    render = render_program(ALLOCATES_50_GB, timeout=RENDER_GUARD_S, keep_dir=keep, sandbox=backend)
     _check(render, "error")
     assert "MemoryError" in render.reason or "Unable to allocate" in render.reason
 
@@ -243,7 +244,7 @@ def test_a_fork_bomb_is_contained(keep: Path, backend: str) -> None:
 def test_a_program_printing_gigabytes_is_stopped(keep: Path, backend: str) -> None:
     start = time.monotonic()
     limits = SandboxLimits(max_output_bytes=4 << 20)
-    render = render_program(PRINTS_GIGABYTES, timeout=60, limits=limits, keep_dir=keep, sandbox=backend)
+    render = render_program(PRINTS_GIGABYTES, timeout=RENDER_GUARD_S, limits=limits, keep_dir=keep, sandbox=backend)
     _check(render, "error")
     assert render.killed_reason == "output_limit" and "more than" in render.reason
     assert time.monotonic() - start < 300  # a hang guard: the reason above says what stopped it
@@ -252,7 +253,7 @@ def test_a_program_printing_gigabytes_is_stopped(keep: Path, backend: str) -> No
 def test_writes_outside_the_directory_do_not_land(keep: Path, tmp_path: Path, backend: str) -> None:
     target = tmp_path / "escaped.txt"
     code = WRITES_OUTSIDE.replace("sys.argv[1:]", f"[{str(target)!r}]")
-    render = render_program(code, timeout=60, keep_dir=keep, sandbox=backend)
+    render = render_program(code, timeout=RENDER_GUARD_S, keep_dir=keep, sandbox=backend)
     _check(render, "executable")
     assert not target.exists()
     assert not os.path.exists("/tmp/physeval-render-escape")
@@ -268,7 +269,7 @@ def test_no_code_never_runs() -> None:
 
 def test_a_program_writing_elsewhere_is_diagnosed(keep: Path) -> None:
     code = "open('output.mp4', 'wb').write(b'x' * 4096)\n"
-    render = render_program(code, timeout=60, keep_dir=keep)
+    render = render_program(code, timeout=RENDER_GUARD_S, keep_dir=keep)
     _check(render, "executable")
     assert "output.mp4 (4096 B)" in render.reason
 

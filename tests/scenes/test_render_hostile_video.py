@@ -112,7 +112,7 @@ from physeval.scenes import render
 from physeval.scenes.sandbox import host
 code, backend, keep, lo = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 host.UID_RANGE = (lo, lo + 100_000)
-result = render.render_program(code, timeout=120, keep_dir=keep, sandbox=backend)
+result = render.render_program(code, timeout=900, keep_dir=keep, sandbox=backend)  # a hang guard
 # VmHWM, the peak of this process's own memory: ru_maxrss would also carry the peak of the parent
 # it was spawned from (Linux keeps the old memory's high-water mark across execve), so the verdict
 # would depend on which tests the pytest worker ran before
@@ -127,7 +127,7 @@ def _render_in_a_fresh_process(code: str, backend: str, keep: Path) -> dict:
     env = {**os.environ, "TMPDIR": str(keep.parent / "tmp")}
     proc = subprocess.run(
         [sys.executable, "-c", _RUNNER, code, backend, str(keep), str(host.UID_RANGE[0])],
-        capture_output=True, text=True, timeout=240, env=env, check=False,
+        capture_output=True, text=True, timeout=1800, env=env, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from _scene_programs import RENDER_GUARD_S
 from physeval.tasks.base import GradeContext
 from physeval.tasks.registry import get_task
 
@@ -27,8 +28,8 @@ out.release()
 def test_ray_executor_renders_like_the_local_pool(ray_cluster: object, tmp_path: Path) -> None:
     """The session's Ray cluster (tests/conftest.py) is the one ``ray.is_initialized()`` finds."""
     problem = get_task("bank-scene").load()[0]
-    via_ray = get_task("bank-scene", executor="ray", render_timeout=60)
-    local = get_task("bank-scene", render_timeout=60)
+    via_ray = get_task("bank-scene", executor="ray", render_timeout=RENDER_GUARD_S)
+    local = get_task("bank-scene", render_timeout=RENDER_GUARD_S)
     ray_grade = asyncio.run(via_ray.agrade(problem, PROGRAM, GradeContext(run_dir=tmp_path / "ray")))
     local_grade = asyncio.run(local.agrade(problem, PROGRAM, GradeContext(run_dir=tmp_path / "local")))
     assert ray_grade.stage == local_grade.stage == "playable"

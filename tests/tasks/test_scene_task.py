@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from _scene_programs import RENDER_GUARD_S
 from physeval import RunConfig, run_task
 from physeval.models import OpenAICompatibleModel, RetryPolicy
 from physeval.store import RunStore
@@ -52,7 +53,7 @@ def _judge_reply(request):  # type: ignore[no-untyped-def]
 def test_bank_scene_runs_renders_and_judges(tmp_path: Path) -> None:
     with ScriptedServer(_model_reply) as model_server, ScriptedServer(_judge_reply) as judge_server:
         task = get_task("bank-scene", judge=["openai/vlm"], judge_base_url=judge_server.base_url,
-                        render_timeout=60, judge_frames=4)
+                        render_timeout=RENDER_GUARD_S, judge_frames=4)
         problems = task.load()[:2]
         model = OpenAICompatibleModel("m", model_server.base_url, retry=RetryPolicy(2, 0.01))
         asyncio.run(run_task(task, model, tmp_path, RunConfig(max_connections=2), problems=problems,
@@ -78,7 +79,7 @@ def test_bank_scene_runs_renders_and_judges(tmp_path: Path) -> None:
 
 
 def test_without_judges_scenes_are_rendered_but_not_scored(tmp_path: Path) -> None:
-    task = get_task("bank-scene", render_timeout=60)
+    task = get_task("bank-scene", render_timeout=RENDER_GUARD_S)
     problem = task.load()[0]
     from physeval.tasks.base import GradeContext
 
