@@ -130,8 +130,13 @@ def test_second_values_hidden_by_words_arrows_spellings_or_signs_are_seen() -> N
         assert eed(r"v = \sqrt{2gh}", answer).outcome == "wrong", answer
     assert eed(r"v = g\,t", r"\mathrm{d}v = g\,t").outcome == "wrong"  # a differential, not a name
     assert eed(r"v = \sqrt{2gh}", r"v = \sqrt{2gh} \text{ is wrong}").outcome == "wrong"
-    for celsius in (r"T = 30^\circ\text{C}", r"T = 30^\circ \text{C}", r"T = 30°C"):  # a temperature, not pi/6
+    for celsius in (r"T = 30^\circ\text{C}", r"T = 30^\circ \text{C}", r"T = 30°C", r"T = 30\degree\text{C}",
+                    r"T = 30\degree \text{F}", r"T = 30^\circ\,\text{C}", r"T = 30^\circ~\text{K}"):
+        # a temperature, not pi/6 (\degree\text{C}, ^\circ\,\text{C} and ^\circ \text{K} were 'correct')
         assert eed(r"T = \frac{\pi}{6}", celsius).outcome != "correct", celsius
+    # the degree mark the normaliser reads is the one the comment rules read: \degree too
+    assert answer_parts(r"30\degree\,\text{above the horizontal}") == [r"30\degree", r"\text{above the horizontal}"]
+    assert answer_parts(r"30\degree \text{C}") == [r"30\degree \text{C}"]
     # and what stays right: a step before the result, a middle name, words and units beside it, a shared sign
     for answer in (r"v^2 = 2gh \Rightarrow v = \sqrt{2gh}", r"u = v = \sqrt{2gh}", r"v = \sqrt{2gh} \text{ m/s}",
                    r"\begin{aligned} v &= \sqrt{2gh} \end{aligned}"):

@@ -34,7 +34,14 @@ from typing import Any
 
 from physeval.answers.bounds import TOO_LARGE, parse_bounded
 from physeval.answers.latex_functions import function_standins, restore_functions
-from physeval.answers.latex_normalize import COMPAT_PHYBENCH, check_compat, left_side, normalize_latex, strip_to_rhs
+from physeval.answers.latex_normalize import (
+    COMPAT_PHYBENCH,
+    check_compat,
+    left_side,
+    normalize_latex,
+    relation_left,
+    strip_to_rhs,
+)
 
 _BRACE_PAREN = re.compile(r"\}\s*\(")  # "}(" read as a product on the second try
 
@@ -51,6 +58,7 @@ __all__ = [
     "parse_normalized",
     "strip_to_rhs",
     "left_side",
+    "relation_left",
 ]
 
 

@@ -26,7 +26,8 @@ from physeval.answers.latex_phybench import (  # the normal form's conventions, 
 )
 from physeval.answers.latex_primes import primes_after_subscripts, primes_as_names
 
-__all__ = ["normalize_latex", "strip_to_rhs", "left_side", "top_level_relations", "COMPAT_PHYBENCH", "check_compat"]
+__all__ = ["normalize_latex", "strip_to_rhs", "left_side", "relation_left", "top_level_relations", "DEGREE_MARK",
+           "TEMPERATURE_SCALE", "DEGREE_MARK_ENDS", "COMPAT_PHYBENCH", "check_compat"]
 
 COMPAT_PHYBENCH = "phybench"
 _COMPAT_MODES = (None, COMPAT_PHYBENCH)
@@ -135,7 +136,16 @@ def left_side(s: str) -> str:
     relations = top_level_relations(s)
     if not relations or s[relations[0][0]:relations[0][1]] != "=":
         return ""
-    return s[:relations[0][0]].strip()
+    return relation_left(s)
+
+
+def relation_left(s: str) -> str:
+    """The text before the first top-level relation of any kind, stripped; ``""`` when there is none.
+
+    ``v < \\sqrt{2gh}`` gives ``v`` as ``v = \\sqrt{2gh}`` does: an inequality's left side is read
+    like an equation's (``2v < \\sqrt{2gh}`` was once accepted against ``v < \\sqrt{2gh}``)."""
+    relations = top_level_relations(s)
+    return s[:relations[0][0]].strip() if relations else ""
 
 
 def top_level_relations(s: str) -> list[tuple[int, int]]:
@@ -203,12 +213,20 @@ _COMMAND_NAME = re.compile(r"\\([A-Za-z]+)")
 # Degrees written on a number (30^\circ, 30^{\circ}, 30°, 30\degree) are that many pi/180: the
 # pipeline deletes the mark, so \sin 30^\circ was sin(30 rad), equal to \sin 30 (a false accept)
 _MARK = r"\s*(?:\^\s*(?:\{\s*\\(?:circ|degree)\s*\}|\\(?:circ|degree))(?![a-zA-Z])|°)"
-_CELSIUS = r"(?!\s*(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?[CF](?![a-zA-Z]))"  # 30^\circ C is a temperature
+_SCALE_LETTER = r"[CFK]"  # 30^\circ C is a temperature, not an angle
+_THIN_SPACE = r"(?:\s|\\[,;:! ]|~)*"  # what a model puts between 30^\circ and its scale: \, \; ~
+_CELSIUS = r"(?!" + _THIN_SPACE + r"(?:\\(?:text|mathrm|rm|textrm)\s*\{\s*)?" + _SCALE_LETTER + r"(?![a-zA-Z]))"
 _DEGREES = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?:" + _MARK + r"|\s*\\degree(?![a-zA-Z]))" + _CELSIUS)
 # \alpha^\circ, \theta_0^{\circ}: a symbol in degrees, (\alpha pi/180); the pipeline deleted the mark
 _SYMBOL_DEGREES = re.compile(
     r"((?:\\[A-Za-z]+|(?<![A-Za-z\\])[A-Za-z])(?:_\{[^{}]*\}|_[A-Za-z0-9])?)" + _MARK + _CELSIUS)
 _ANY_DEGREE_MARK = re.compile(_MARK)
+DEGREE_MARK = re.compile(_MARK + r"|\\degree(?![a-zA-Z])")
+"""A degree mark as models write it: ``^\\circ``, ``^{\\circ}``, ``°``, ``\\degree`` (the one reading
+of degrees, shared by the normaliser and the grader's comment rules)."""
+TEMPERATURE_SCALE = re.compile(r"\s*" + _SCALE_LETTER + r"\s*")
+DEGREE_MARK_ENDS = re.compile(r"(?:" + DEGREE_MARK.pattern + r")" + _THIN_SPACE + r"$")
+"""The scale letter that makes a degree mark a temperature (``30^\\circ C``): not an angle, not a comment."""
 # A \times beside a number (2.5\times10^{-3}, 3\times m, 10^{3}\times m) is a product: the pipeline makes every
 # \times the symbol \bar{times} (a cross product a\times b stays that)
 _TIMES = re.compile(r"\s*\\times(?![a-zA-Z])")

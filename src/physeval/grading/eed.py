@@ -45,6 +45,7 @@ from physeval.answers.latex import (
     latex_to_sympy,
     normalize_latex,
     parse_normalized,
+    relation_left,
     strip_to_rhs,
 )
 from physeval.answers.latex import TOO_LARGE as TOO_LARGE_CONVERSION
@@ -62,7 +63,6 @@ from physeval.grading.eed_relations import (
     KIND_MISMATCH,
     UNREAD_WORDS,
     choose_part,
-    relation_left,
     relation_mismatch,
     same_equation,
     unquoted,

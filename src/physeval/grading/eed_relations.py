@@ -28,11 +28,17 @@ from collections.abc import Callable
 from typing import Any
 
 from physeval.answers.latex import latex_to_sympy
-from physeval.answers.latex_normalize import top_level_relations
+from physeval.answers.latex_normalize import (
+    DEGREE_MARK,
+    DEGREE_MARK_ENDS,
+    TEMPERATURE_SCALE,
+    relation_left,
+    top_level_relations,
+)
 from physeval.grading.comment_words import unread_words
 
 __all__ = [
-    "KIND_MISMATCH", "UNREAD_WORDS", "answer_parts", "choose_part", "relation_left", "relation_mismatch",
+    "KIND_MISMATCH", "UNREAD_WORDS", "answer_parts", "choose_part", "relation_mismatch",
     "same_equation", "unquoted",
 ]
 
@@ -52,9 +58,6 @@ _SEPARATOR_WORDS = re.compile(
 # words between results: not a label (E_\text{k}), not the scale of a degree (30^\circ\text{C}), not a
 # function's name (\text{sech}(x)); only at the top level (v_{\text{max}} is a label)
 _BETWEEN_WORDS = re.compile(r"(?<![_^])\\(?:text|textrm|mbox)\s*\{(?P<words>[^{}]*)\}")
-_DEGREE_MARK = re.compile(r"\\circ(?![a-zA-Z])|°")
-_AFTER_DEGREE = re.compile(r"(?:\\circ\s*\}?|°)\s*$")
-_SCALE = re.compile(r"\s*[CFK]\s*")
 # a comment in brackets closing a result: (\text{upward}), (\text{above the horizontal})
 _BRACKETED_COMMENT = re.compile(r"(?:\\[,;:! ]|~|\s)*\((?P<words>(?:\\(?:text|textrm|mbox)\s*\{[^{}]*\}|\s)+)\)\s*$")
 _FUNCTION_NAME = re.compile(
@@ -71,15 +74,6 @@ _HEDGE = re.compile(r"(?i:\b(?:or|not|either|otherwise|unless|possibly|maybe|per
                     r"|或|不|否|可能|也许|错")
 _WORDS = re.compile(r"\\(?:text|mathrm|textrm|textbf|textit|mbox)\s*\{[^{}]*\}")
 _ARGUMENTS = re.compile(r"^(?P<name>.*?[A-Za-z}'])\s*(?:\\left\s*)?\((?P<args>[^()]*)(?:\\right\s*)?\)\s*$")
-
-
-def relation_left(text: str) -> str:
-    """The text before the first top-level relation of any kind, stripped; ``""`` when there is none.
-
-    ``v < \\sqrt{2gh}`` gives ``v`` as ``v = \\sqrt{2gh}`` does: an inequality's left side is compared
-    like an equation's (``2v < \\sqrt{2gh}`` was accepted against ``v < \\sqrt{2gh}``)."""
-    relations = top_level_relations(text)
-    return text[:relations[0][0]].strip() if relations else ""
 
 
 def unquoted(text: str) -> str:
@@ -102,7 +96,7 @@ def answer_parts(text: str) -> list[str]:
         char = text[i]
         words = _BETWEEN_WORDS.match(text, i) if char == "\\" and depth == 0 else None
         if words is not None and not _FUNCTION_NAME.fullmatch(words.group("words")) and not (
-                _SCALE.fullmatch(words.group("words")) and _AFTER_DEGREE.search(text, 0, i)):
+                TEMPERATURE_SCALE.fullmatch(words.group("words")) and DEGREE_MARK_ENDS.search(text, 0, i)):
             parts += [text[start:i], words.group()]  # the words are a part of their own: a comment
             start = i = words.end()
             continue
@@ -179,7 +173,7 @@ def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
         if second:
             return None, f"the answer gives a second result for {wanted}: {second}"
         results = named
-    in_degrees = bool(_DEGREE_MARK.search(answer))
+    in_degrees = bool(DEGREE_MARK.search(answer))
     unread = [word for comment in comments for word in unread_words(comment, in_degrees=in_degrees)]
     if unread:  # after the results: a second value is wrong whatever the words say
         return None, f"{UNREAD_WORDS}: {', '.join(unread)[:120]}"
