@@ -224,6 +224,47 @@ def test_other_equations_stay_misses(reference: str, answer: str) -> None:
     assert eed(reference, answer).outcome != "correct"
 
 
+@pytest.mark.parametrize(("reference", "answer", "why"), [  # each 'wrong' before (a third outside review)
+    (r"v < \sqrt{2gh}", r"v - \sqrt{2gh} < 0", "times 1"),
+    (r"v < \sqrt{2gh}", r"\sqrt{2gh} - v > 0", "times -1"),  # a negative factor mirrors the order
+    (r"v < \sqrt{2gh}", r"-v > -\sqrt{2gh}", "times -1"),
+    (r"v < \sqrt{2gh}", r"0 > v - \sqrt{2gh}", "times 1"),  # turned round
+    (r"v < \sqrt{2gh}", r"\frac{v}{\sqrt{2gh}} < 1", "times sqrt(2)/(2*sqrt(g)*sqrt(h))"),
+    (r"x > a - b", r"a - x < b", "times -1"),
+    (r"x < \frac{a}{b}", r"\frac{1}{x} > \frac{b}{a}", "times -b/(a*x)"),
+    (r"v < \sqrt{2gh}", r"v^2 < 2gh", "to the power 2"),
+    (r"v < \sqrt{2gh}", r"2gh > v^2", "to the power 2"),
+    (r"v \leq \sqrt{2gh}", r"v^2 \leq 2gh", "to the power 2"),
+    (r"v < \sqrt{2gh}", r"v^{-2} > \frac{1}{2gh}", "to the power -2"),  # a negative power mirrors it
+])
+def test_the_reference_inequality_rearranged_is_correct(reference: str, answer: str, why: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "correct" and "inequality" in result.reason and result.reason.endswith(why), result
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    (r"v < \sqrt{2gh}", r"v^2 > 2gh"),
+    (r"v < \sqrt{2gh}", r"v^2 \leq 2gh"),  # not strict: another relation
+    (r"v < \sqrt{2gh}", r"2v > 2\sqrt{2gh}"),
+    (r"v < \sqrt{2gh}", r"v - \sqrt{2gh} > 0"),
+    (r"v < \sqrt{2gh}", r"-v < -\sqrt{2gh}"),  # a negative factor without the mirror
+    (r"v < \sqrt{2gh}", r"v^{-2} < \frac{1}{2gh}"),
+    (r"v < \sqrt{2gh}", r"v^2 < gh"),
+    (r"v < \sqrt{2gh}", r"(v - \sqrt{2gh})^2 < 0"),
+    (r"v < \sqrt{2gh}", r"(v - \sqrt{2gh})(v - \sqrt{gh}) < 0"),
+    (r"v < \sqrt{2gh}", r"v^2 = 2gh"),  # an equation for an inequality, and the other way round
+    (r"v = \sqrt{2gh}", r"v^2 < 2gh"),
+    (r"x < a - b", r"x^2 < (a - b)^2"),  # a - b may be negative
+    (r"v < \sqrt{2gh}", r"h > \frac{v^2}{2g}"),  # solved for another quantity, as for equations
+    (r"v < \sqrt{2gh}", r"v \not> \sqrt{2gh}"),
+    (r"v < \sqrt{2gh}", r"e^{i\pi} v < e^{i\pi}\sqrt{2gh}"),  # i the imaginary unit: e^{i pi} = -1
+    (r"v < \sqrt{2gh}", r"e^{ix} v < e^{ix}\sqrt{2gh}"),
+    (r"x < \frac{a}{b}", r"x i^{2} < \frac{a}{b} i^2"),
+])
+def test_other_inequalities_stay_misses(reference: str, answer: str) -> None:
+    assert eed(reference, answer).outcome != "correct"
+
+
 def test_a_cross_product_in_another_order_is_not_accepted() -> None:
     # the pipeline's \times between letters is a commutative symbol: v x B equalled B x v (a second review)
     swapped = eed(r"F = q \vec{v}\times\vec{B}", r"F = q \vec{B}\times\vec{v}")

@@ -379,8 +379,24 @@ MAX_EQUATION_OPS = 60
 """Operation budget of :func:`same_equation`: each relation, written as one difference, holds at most this many."""
 
 
+_ORDERS = {"<": ">", ">": "<", "≤": "≥", "≥": "≤"}  # each order and its mirror image
+_IMAGINARY_NAMES = frozenset({"i", "j"})  # letters a model may mean as the imaginary unit
+
+
+def _one_relation(text: str) -> tuple[int, int, str] | None:
+    """The span and kind (``=`` for every equality, else ``<`` ``>`` ``≤`` ``≥``) of ``text``'s one
+    top-level relation; ``None`` for none, several, a negated one or another kind."""
+    relations = top_level_relations(text)
+    if len(relations) != 1 or _NEGATION.search(text, 0, relations[0][0]):
+        return None
+    start, end = relations[0]
+    token = text[start:end].lstrip("\\")
+    kind = "=" if token in _EQUALITY else _KINDS.get(token)
+    return (start, end, kind) if kind == "=" or kind in _ORDERS else None
+
+
 def same_equation(reference: str, answer: str) -> str:
-    """Why the answer's relation is the reference's equation rearranged, or ``""``.
+    """Why the answer's relation is the reference's equation (or inequality) rearranged, or ``""``.
 
     Both state one ``=``, the answer's left side holding the reference's (``2T`` for ``T``; ``mg = 2T``
     is read turned round; ``m = T/g`` does not give ``T``); written as differences ``L - R``, the
@@ -389,15 +405,22 @@ def same_equation(reference: str, answer: str) -> str:
     ``v^2/r - g`` is ``(v^2 - g r) / r``). Every symbol is a positive quantity, so such a factor is
     never 0 and the two equations hold for the same values. Or both sides are raised to one power
     (:func:`_raised`: ``\\omega^2 = k/m`` for ``\\omega = \\sqrt{k/m}``).
+
+    An inequality is rearranged the same way when the factor is positive and the order the same
+    (``v - \\sqrt{2gh} < 0``, ``v^2 < 2gh`` for ``v < \\sqrt{2gh}``), or the factor negative and the
+    order mirrored (``-v > -\\sqrt{2gh}``, ``v^{-2} > 1/(2gh)``); multiplying by a positive quantity
+    or raising positive sides to a positive power keeps an order, a negative one reverses it.
+    Not when a side holds ``i`` or ``j`` (the imaginary unit would flip the order).
     Bounded: each difference holds at most :data:`MAX_EQUATION_OPS` operations."""
     import sympy
 
-    sides = []
+    sides, kinds = [], []
     for text in (unquoted(reference), unquoted(answer)):
-        relations = top_level_relations(text)
-        if len(relations) != 1 or text[relations[0][0]:relations[0][1]] != "=":
+        relation = _one_relation(text)
+        if relation is None:
             return ""
-        start, end = relations[0]
+        start, end, kind = relation
+        kinds.append(kind)
         left, right = latex_to_sympy(text[:start]), latex_to_sympy(text[end:])
         if not (left.ok and right.ok):
             return ""
@@ -405,6 +428,8 @@ def same_equation(reference: str, answer: str) -> str:
             return ""
         sides.append((left.expr, right.expr))
     symbols = set().union(*(side.free_symbols for pair in sides for side in pair))
+    if kinds[0] != "=" and any(symbol.name in _IMAGINARY_NAMES for symbol in symbols):
+        return ""  # e^{i\\pi} v < e^{i\\pi}\\sqrt{2gh}: i may be the imaginary unit, and then the order flips
     positive: dict[Any, Any] = {symbol: sympy.Symbol(symbol.name, positive=True) for symbol in symbols}
     for side in (side for pair in sides for side in pair):  # decimals exact: 0.1 + 0.2 - 0.3 is 0
         positive.update({number: sympy.Rational(str(number)) for number in side.atoms(sympy.Float)})
@@ -414,7 +439,10 @@ def same_equation(reference: str, answer: str) -> str:
     solved_for_another = isinstance(sides[1][0], sympy.Symbol)  # m = T/g gives m, not T
     if not (ref_names <= ans_left_names or solved_for_another) and ref_names <= ans_right_names:
         sides[1] = sides[1][::-1]  # mg = 2T is 2T = mg
+        kinds[1] = _ORDERS.get(kinds[1], kinds[1])  # 2gh > v^2 is v^2 < 2gh
         ans_left_names = ans_right_names
+    if (kinds[0] == "=") != (kinds[1] == "="):
+        return ""
     (ref_left, ref_right), (ans_left, ans_right) = sides
     ref_difference, ans_difference = ref_left - ref_right, ans_left - ans_right
     if ref_difference == 0 or not ref_difference.free_symbols or not ref_names <= ans_left_names:
@@ -422,12 +450,20 @@ def same_equation(reference: str, answer: str) -> str:
     factor = sympy.cancel(ans_difference / ref_difference)
     if not _never_zero(factor, sympy) and factor.has(sympy.Pow):
         factor = sympy.radsimp(factor)  # cancel leaves radicals: v/\sqrt{2gh} - 1 over v - \sqrt{2gh}
-    if _never_zero(factor, sympy):
-        return f"the same equation as the reference's, times {sympy.sstr(factor)}"
+    what = "equation" if kinds[0] == "=" else "inequality"
+    if _never_zero(factor, sympy) and _kept_order(kinds, factor.as_coeff_Mul()[0] > 0):
+        return f"the same {what} as the reference's, times {sympy.sstr(factor)}"
     power = _raised(sides[0], sides[1], sympy)
-    if power is not None:
-        return f"the reference's equation with both sides to the power {sympy.sstr(power)}"
+    if power is not None and _kept_order(kinds, power > 0):
+        return f"the reference's {what} with both sides to the power {sympy.sstr(power)}"
     return ""
+
+
+def _kept_order(kinds: list[str], positive: bool) -> bool:
+    """Whether the answer's kind is the reference's after a positive (same order) or negative
+    (mirrored order) factor or power; an equation stays an equation either way."""
+    reference, answer = kinds
+    return reference == "=" or answer == (reference if positive else _ORDERS[reference])
 
 
 def _raised(reference: tuple[Any, Any], answer: tuple[Any, Any], sympy: Any) -> Any:
