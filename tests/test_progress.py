@@ -49,6 +49,21 @@ def test_physeval_run_progress_on_stderr(flags: list[str], lines: int, tmp_path:
         assert progress[-1].startswith("bank-numeric: 10/10 (100%)")
 
 
+def test_answers_from_the_cache_are_counted_apart_and_give_no_token_rate(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # A second run answered from the response cache showed "203069 tok/s": tokens the server never sent now.
+    monkeypatch.setenv("PHYSEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    with ScriptedServer(lambda request: Reply.text("so the answer is \\boxed{1}"), model="m") as server:
+        for name in ("first", "second"):
+            main(["run", "bank-numeric", "--model", "openai/m", "--base-url", server.base_url, "--limit", "10",
+                  "--variants", "1", "--out", str(tmp_path / name), "--progress", "plain"])
+            last = [line for line in capsys.readouterr().err.splitlines() if line.startswith("bank-numeric: 10/10")]
+            if name == "first":
+                assert "tok/s" in last[-1] and "cache" not in last[-1], last
+        assert len(server.requests) == 11  # the preflight and ten answers, all from the first run
+    assert "tok/s" not in last[-1] and "10 from cache" in last[-1], last
+
+
 def test_a_slow_model_shows_seconds_a_sample_tokens_a_second_and_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
     # The embedded model on a loaded CPU: 2.9 tokens a second, 512 tokens an answer (issue 36: `0.0/s`, no ETA).
     import physeval.progress as progress_module

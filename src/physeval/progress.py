@@ -6,7 +6,8 @@ or a file stays readable (the default when stdout is not a terminal); ``none`` p
 The lines are counts of finished samples. The rate (samples a second, or seconds a sample when
 slower than one a second, as the embedded model on a CPU is), the completion tokens a second
 and the time left (``ETA``: the samples still to do at this session's pace) are wall-clock and
-only ever shown, never stored.
+only ever shown, never stored. Answers from the response cache are counted apart (``10 from
+cache``) and add no tokens: the token rate is what the server generated in this session.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class RunProgress:
         self.correct = 0
         self.errors = 0
         self.tokens = 0
+        self.cached = 0
         self._started = time.perf_counter()
         self._new = 0
         self._stream = stream
@@ -51,13 +53,14 @@ class RunProgress:
             return
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[tokens]}"), TextColumn("{task.fields[eta]}"),
+            TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[tokens]}"), TextColumn("{task.fields[cached]}"),
+            TextColumn("{task.fields[eta]}"),
             TextColumn("[red]{task.fields[errors]}"),
             TextColumn("[green]{task.fields[acc]}"), TimeElapsedColumn(),
             console=console or Console(stderr=True), transient=False,
         )
-        self._task = self._progress.add_task(label, total=total, completed=already, rate="", tokens="", eta="",
-                                             errors="", acc="")
+        self._task = self._progress.add_task(label, total=total, completed=already, rate="", tokens="", cached="",
+                                             eta="", errors="", acc="")
 
     def __enter__(self) -> RunProgress:
         if self._progress is not None:
@@ -72,12 +75,14 @@ class RunProgress:
         elif self.mode == "plain" and self._new and self._new % self._step:
             self._line()  # the last line: where the run ended
 
-    def advance(self, *, correct: bool | None, error: bool, tokens: int | None = None) -> None:
-        """Count one finished sample (``tokens``: its completion tokens, when the server said)."""
+    def advance(self, *, correct: bool | None, error: bool, tokens: int | None = None, cached: bool = False) -> None:
+        """Count one finished sample (``tokens``: its completion tokens, when the server said;
+        ``cached``: answered from the response cache, so its tokens were not generated now)."""
         self._new += 1
         self.done += 1
         self.errors += error
-        self.tokens += tokens or 0
+        self.cached += cached
+        self.tokens += 0 if cached else tokens or 0
         if correct is not None:
             self.graded += 1
             self.correct += bool(correct)
@@ -87,7 +92,8 @@ class RunProgress:
             return
         if self._progress is None:
             return
-        self._progress.update(self._task, advance=1, rate=self._rate(), tokens=self._tokens(), eta=self._eta(),
+        self._progress.update(self._task, advance=1, rate=self._rate(), tokens=self._tokens(),
+                              cached=self._cached(), eta=self._eta(),
                               errors=self._errors(), acc=self._acc())
 
     def _elapsed(self) -> float:
@@ -103,6 +109,9 @@ class RunProgress:
     def _tokens(self) -> str:
         """Completion tokens a second over this session (empty when no sample reported its usage)."""
         return f"{self.tokens / self._elapsed():.1f} tok/s" if self.tokens else ""
+
+    def _cached(self) -> str:
+        return f"{self.cached} from cache" if self.cached else ""
 
     def _eta(self) -> str:
         """The time the samples still to do take at this session's pace."""
@@ -121,6 +130,6 @@ class RunProgress:
 
     def _line(self, note: str | None = None) -> None:
         percent = f" ({self.done / self.total:.0%})" if self.total else ""
-        parts = [f"{self.label}: {self.done}/{self.total}{percent}", note or self._rate(),
-                 "" if note else self._tokens(), "" if note else self._eta(), self._errors(), self._acc()]
+        rates = [note] if note else [self._rate(), self._tokens(), self._cached(), self._eta()]
+        parts = [f"{self.label}: {self.done}/{self.total}{percent}", *rates, self._errors(), self._acc()]
         print(" ".join(p for p in parts if p), file=self._stream or sys.stderr, flush=True)

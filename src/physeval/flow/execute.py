@@ -242,7 +242,7 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             if message not in result.first_errors:
                 result.first_errors.append(message)
         progress.advance(correct=row.correct, error=row.status == "error",
-                         tokens=(row.usage or {}).get("completion_tokens"))
+                         tokens=(row.usage or {}).get("completion_tokens"), cached=row.cached)
         if breaker.record(row):
             abort(RunAborted(f"{breaker.streak} samples in a row failed; the last: {breaker.last}",
                              kind="circuit_breaker",
