@@ -10,7 +10,7 @@ import pytest
 
 from physeval import grade_symbolic
 from physeval.grading.eed import eed
-from physeval.grading.eed_relations import answer_parts, is_comment
+from physeval.grading.eed_relations import GIVEN_FIXED, answer_parts, is_comment
 
 # (reference, answer): the answer's right side equals the reference's, its left side names another quantity
 ANOTHER_QUANTITY = [
@@ -337,3 +337,32 @@ def test_words_that_may_change_the_result_leave_it_undecided(reference: str, ans
 ])
 def test_words_of_direction_beside_the_result_are_a_comment(answer: str) -> None:
     assert eed(r"\theta = \frac{\pi}{6}", answer).outcome == "correct", eed(r"\theta = \frac{\pi}{6}", answer)
+
+
+@pytest.mark.parametrize(("reference", "answer"), [  # each 'correct' before (a fourth outside review)
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh},\ h = 0"),  # the bound becomes v < 0
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh} \text{ and } h = 0"),
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh},\ g > h"),
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh} \quad (g = 2h)"),  # in brackets too
+    (r"v < \sqrt{2gh}", r"v < \sqrt{2gh} \quad \left(h > 1\right)"),
+    (r"T \geq mg", r"T \geq mg \text{ and } g > T"),
+    (r"x > a - b", r"x > a - b \quad (b > a)"),
+    (r"\lambda > \frac{h}{p}", r"\lambda > \frac{h}{p},\ p = h"),
+    (r"v = \sqrt{2gh}", r"v = \sqrt{2gh},\ g = h"),
+])
+def test_another_result_that_fixes_a_given_is_wrong(reference: str, answer: str) -> None:
+    result = eed(reference, answer)
+    assert result.outcome == "wrong" and result.reason.startswith(GIVEN_FIXED), result
+
+
+def test_results_for_other_quantities_written_in_the_givens_stay_right() -> None:
+    assert eed(r"v = \sqrt{2gh}", r"v = \sqrt{2gh},\ t = \sqrt{\frac{2h}{g}}").outcome == "correct"
+    assert eed(r"T_1 = 2mg", r"T_1 = 2mg, \quad T_2 = mg").outcome == "correct"
+
+
+@pytest.mark.parametrize("answer", [r"T \geq g \geq mg", r"T \geq m \geq mg"])
+def test_a_middle_link_that_is_a_letter_of_the_chain_is_a_value_not_a_name(answer: str) -> None:
+    result = eed(r"T \geq mg", answer)  # 'correct' before: g and m are letters of mg, not new names
+    assert result.outcome == "wrong" and "link of the chain" in result.reason, result
+    assert eed(r"x > a - b", r"x > a > a - b").outcome == "wrong"
+    assert eed(r"v = \sqrt{2gh}", r"v = u = \sqrt{2gh}").outcome == "correct"  # u is a name of its own

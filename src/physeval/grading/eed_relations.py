@@ -33,18 +33,21 @@ from physeval.answers.latex_normalize import (
     DEGREE_MARK_ENDS,
     TEMPERATURE_SCALE,
     relation_left,
+    strip_to_rhs,
     top_level_relations,
 )
 from physeval.grading.comment_words import unread_words
 
 __all__ = [
-    "KIND_MISMATCH", "UNREAD_WORDS", "answer_parts", "choose_part", "relation_mismatch",
+    "GIVEN_FIXED", "KIND_MISMATCH", "UNREAD_WORDS", "answer_parts", "choose_part", "relation_mismatch",
     "same_equation", "unquoted",
 ]
 
 KIND_MISMATCH = "another kind of relation"
 """How the reason begins when the answer's relation is of another kind (``\\neq`` for ``=``): it scores 0."""
 UNREAD_WORDS = "words beside the result that may change it"
+GIVEN_FIXED = "another result fixes or bounds a quantity the reference's result is written in"
+"""How the reason begins when a second part constrains a given (``v < \\sqrt{2gh},\\ h = 0``): wrong."""
 """How the reason begins when a comment beside the result holds words outside the comment
 vocabulary (``\\text{ squared}``, ``(\\text{minimum})``): the verdict is undecided."""
 
@@ -169,9 +172,13 @@ def choose_part(reference: str, answer: str) -> tuple[str | None, str]:
             shown = "; ".join(results[:4]) + ("; ..." if len(results) > 4 else "")
             return None, f"the answer gives {len(results)} results ({shown})" + (
                 f", not one for {wanted} beside results for other quantities" if wanted else ", the reference one")
-        second = _second_value(wanted, named[0], [p for p in results if p is not named[0]])
+        others = [p for p in results if p is not named[0]]
+        second = _second_value(wanted, named[0], others)
         if second:
             return None, f"the answer gives a second result for {wanted}: {second}"
+        fixed = _a_given_fixed(reference, others)
+        if fixed:
+            return None, f"{GIVEN_FIXED}: {fixed}"
         results = named
     in_degrees = bool(DEGREE_MARK.search(answer))
     unread = [word for comment in comments for word in unread_words(comment, in_degrees=in_degrees)]
@@ -191,10 +198,41 @@ def _second_value(wanted: str, chosen: str, others: list[str]) -> str:
         return ""
     symbols = {s.name for s in name.expr.free_symbols}
     for other in others:
-        left = latex_to_sympy(relation_left(other))
+        left = latex_to_sympy(relation_left(_unbracketed(other)))
         if left.ok and symbols & {s.name for s in left.expr.free_symbols} and not same_equation(chosen, other):
             return other
     return ""
+
+
+def _a_given_fixed(reference: str, others: list[str]) -> str:
+    """The first of ``others`` whose left side holds a symbol of the reference's right side: it fixes
+    or bounds a given the result is written in (``h = 0``, ``g > h`` or ``a > b`` beside
+    ``v < \\sqrt{2gh}`` or ``x > a - b``), so the result no longer says what the reference says."""
+    right = latex_to_sympy(strip_to_rhs(unquoted(reference)))
+    if not right.ok:
+        return ""
+    givens = {s.name for s in right.expr.free_symbols}
+    for other in others:
+        left = latex_to_sympy(relation_left(_unbracketed(other)))
+        if left.ok and givens & {s.name for s in left.expr.free_symbols}:
+            return other
+    return ""
+
+
+_OUTER_BRACKETS = re.compile(r"^\s*(?:\\left\s*)?\((?P<inner>.*?)(?:\\right\s*)?\)\s*$", re.DOTALL)
+
+
+def _unbracketed(part: str) -> str:
+    """A part without one pair of brackets around all of it: ``(g = 2h)`` is ``g = 2h``."""
+    match = _OUTER_BRACKETS.match(part)
+    if match is None:
+        return part
+    inner, depth = match.group("inner"), 0
+    for char in inner:  # (a)(b) is not one pair around all of it
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return part
+    return inner if depth == 0 else part
 
 
 def _name_key(left: str) -> str | None:
@@ -278,13 +316,18 @@ def _broken_link(answer: str, equivalent: Callable[[str, str], bool | None]) -> 
     relations = top_level_relations(answer)
     if len(relations) < 2:
         return ""
-    last = latex_to_sympy(answer[relations[-1][1]:])
-    for (_, end), (start, _) in zip(relations, relations[1:]):
-        middle = latex_to_sympy(answer[end:start])
-        if not (last.ok and middle.ok) or getattr(middle.expr, "is_Symbol", False):
+    bounds = [0, *(i for relation in relations for i in relation), len(answer)]
+    links = [latex_to_sympy(answer[start:end]) for start, end in zip(bounds[::2], bounds[1::2])]
+    last = links[-1]
+    for i, middle in enumerate(links[1:-1], start=1):
+        if not (last.ok and middle.ok):
             continue
+        if getattr(middle.expr, "is_Symbol", False) and not any(
+                link.ok and middle.expr.name in {s.name for s in link.expr.free_symbols}
+                for j, link in enumerate(links) if j != i):
+            continue  # a name of its own (u = v = ...); T \geq g \geq mg is no naming: g is in mg
         if equivalent(last.normalized, middle.normalized) is False:
-            return f"a link of the chain differs from its end: {answer[end:start].strip()}"
+            return f"a link of the chain differs from its end: {answer[bounds[2 * i]:bounds[2 * i + 1]].strip()}"
     return ""
 
 
