@@ -187,8 +187,7 @@ def _second_value(wanted: str, chosen: str, others: list[str]) -> str:
         return ""
     symbols = {s.name for s in name.expr.free_symbols}
     for other in others:
-        left = latex_to_sympy(relation_left(_unbracketed(other)))
-        if left.ok and symbols & {s.name for s in left.expr.free_symbols} and not same_equation(chosen, other):
+        if symbols & _left_names(other) and not same_equation(chosen, other):
             return other
     return ""
 
@@ -201,11 +200,13 @@ def _a_given_fixed(reference: str, others: list[str]) -> str:
     if not right.ok:
         return ""
     givens = {s.name for s in right.expr.free_symbols}
-    for other in others:
-        left = latex_to_sympy(relation_left(_unbracketed(other)))
-        if left.ok and givens & {s.name for s in left.expr.free_symbols}:
-            return other
-    return ""
+    return next((other for other in others if givens & _left_names(other)), "")
+
+
+def _left_names(part: str) -> set[str]:
+    """The symbol names of a part's left side, brackets around the part ignored (none if it does not parse)."""
+    left = latex_to_sympy(relation_left(_unbracketed(part)))
+    return {s.name for s in left.expr.free_symbols} if left.ok else set()
 
 
 _OUTER_BRACKETS = re.compile(r"^\s*(?:\\left\s*)?\((?P<inner>.*?)(?:\\right\s*)?\)\s*$", re.DOTALL)
