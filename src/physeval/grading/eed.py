@@ -54,6 +54,7 @@ from physeval.grading.eed_budget import (
     DEFAULT_BUDGET,
     TREE_EXPAND_BUDGET,
     TREE_SIMPLIFY_BUDGET,
+    TRIG_HELD_BUDGET,
     UNBOUNDED,
     TreeBudget,
     held_whole,
@@ -167,6 +168,8 @@ def _simplified_tree(normalized: str, compat: str | None, budget: TreeBudget | N
 
 def _simplified_tree_uncached(normalized: str, compat: str | None, budget: TreeBudget | None) -> _Simplified:
     conv = parse_normalized(normalized, compat)
+    if compat is not None and budget is not None:
+        budget = budget.pipeline()
     simplified, note = simplify_budgeted(conv.expr, budget)
     # Over the budget the tree is built on the form simplified by parts; the compat mode's
     # equivalence test keeps the unsimplified form, as the pipeline's does after its timeout. A
@@ -310,6 +313,15 @@ def eed(reference: str, answer: str, *, compat: str | None = None, scoring: EEDS
         return EEDResult(0.0, None, None, None, None, Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
 
+def _form_scored(notes: list[str]) -> str:
+    """How the form a tree was built on was simplified, from the sides' budget notes."""
+    if not all(held_whole(note) for note in notes):
+        return "simplified by parts"
+    if any(TRIG_HELD_BUDGET in note for note in notes):
+        return "simplified with some trigonometric or hyperbolic functions held whole"
+    return "simplified with its hyperbolic functions held whole"
+
+
 def _equivalence(reference: str, answer: str) -> bool | None:
     """Two normalised texts in the default mode: ``True`` proven equivalent, ``False`` shown to
     differ, ``None`` undecided."""
@@ -347,8 +359,7 @@ def _score(reference: str, answer: str, compat: str | None, scoring: EEDScoring 
         ans = _simplified_tree(answer, compat, budget)
     notes = [(side, note) for side, note in (("reference", ref.budget), ("answer", ans.budget)) if note]
     ran_out = "; ".join(f"{side} {note}" for side, note in notes)
-    held = all(held_whole(note) for _, note in notes)
-    form = "simplified with its hyperbolic functions held whole" if held else "simplified by parts"
+    form = _form_scored([note for _, note in notes])
     equivalent = False if verdict.equivalent is False else None
     outcome = Outcome.WRONG if equivalent is False else Outcome.UNDECIDED
     reason = verdict.reason + (f"; tree of the form {form} ({ran_out})" if ran_out else "")

@@ -9,6 +9,7 @@ uses for a side's simplified form.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,22 +17,25 @@ from typing import Any
 from physeval.answers.bounds import expanded_terms
 
 __all__ = ["TreeBudget", "DEFAULT_BUDGET", "UNBOUNDED", "TREE_EXPAND_BUDGET", "TREE_SIMPLIFY_BUDGET",
-           "HYPERBOLIC_BUDGET", "held_whole", "simplify_budgeted"]
+           "HYPERBOLIC_BUDGET", "TRIG_HELD_BUDGET", "held_whole", "simplify_budgeted"]
 
 # Expressions with more operations than this, or whose expansion would have more terms than
 # TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
 # a 30 s wall-clock timeout that returns the unsimplified form.
 TREE_SIMPLIFY_BUDGET = 250
 TREE_EXPAND_BUDGET = 300
-# The note of a side simplified with its hyperbolic functions held whole (``TreeBudget.simplify``):
-# a complete simplification of a form equal to the side, not a partial one.
+# The notes of a side simplified with some functions held whole (``TreeBudget.simplify``): a
+# complete simplification of a form equal to the side, not a partial one. Each note starts with
+# its count's name and ends with _HELD.
 HYPERBOLIC_BUDGET = "hyperbolic budget"
+TRIG_HELD_BUDGET = "trigonometric-function budget"
+_HELD = "(held whole)"
 
 
 def held_whole(note: str) -> bool:
-    """Whether a side's budget ``note`` says it was simplified with its hyperbolic functions held
-    whole (a complete simplification), not by parts."""
-    return note.startswith(HYPERBOLIC_BUDGET)
+    """Whether a side's budget ``note`` says it was simplified with some functions held whole (a
+    complete simplification), not by parts."""
+    return note.endswith(_HELD)
 
 
 
@@ -64,6 +68,16 @@ class TreeBudget:
     * ``max_degree`` and ``max_degree_generators``: the total degree of the numerator and
       denominator of the ``together`` form, and that degree times their number of generators
       (the gcd in ``cancel``);
+    * ``max_trig_multiples``: for every trigonometric or hyperbolic function of a sum, the terms
+      of its expanded argument less one, times their largest integer coefficient, added up.
+      ``trigsimp`` expands a function of a sum and then each multiple angle: ``sin(9a + 24b +
+      16c)/2`` (48) and ``sin((3y - 4)^2/M)/2`` (48) ran for minutes, ``sin(a + b + c)/2`` (2)
+      took 0.3 s and ``sin(16x + y)/(1 + cos(z)^2)`` (16) 1.6 s; PHYBench's polygon of N rods
+      (a sine of ``pi (9 - 5 tan^2(pi/N))^2/N``, 180) took 1.7-3.8 s. Over it the side is
+      simplified with each of those functions held whole (the others are simplified as ever):
+      on the polygon the form is the unbounded one, and its first pair took 1.6 s, not 6.0 s.
+    * The compat mode leaves that count out: the pipeline simplifies those sides in full (or
+      gives up after its 30 s), and its equivalence test runs on the forms it simplified.
     * ``max_hyperbolic_functions`` and ``max_hyperbolic_degree_generators``: the distinct
       hyperbolic functions, and the same product where they occur.
       ``trigsimp`` writes them as trigonometric functions of ``i x`` and factors over the
@@ -83,6 +97,7 @@ class TreeBudget:
     max_degree_generators: int = 340
     max_hyperbolic_degree_generators: int = 64
     max_hyperbolic_functions: int = 2
+    max_trig_multiples: int | None = 40
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -121,20 +136,44 @@ class TreeBudget:
 
     def simplify(self, positive: Any) -> tuple[Any, str]:
         """``simplify`` of ``positive`` (within the other counts; its symbols positive) and ``""``;
-        or, over the hyperbolic counts (:meth:`hyperbolic_exceeded`), its form simplified with every hyperbolic
-        function held as one symbol (its argument simplified on its own) and that count in words.
-        The held form is equal to ``positive``; it misses only hyperbolic identities."""
+        or, over a held count (:meth:`held_functions`), its form simplified with the functions that
+        count names each held as one symbol (its arguments simplified on their own) and that count
+        in words. The held form is equal to ``positive``; it misses only the identities of the held
+        functions."""
         import sympy
+
+        over, functions = self.held_functions(positive)
+        if not functions:
+            return sympy.simplify(positive), ""
+        # a plain symbol: sinh(3a - b) may be negative, and sqrt(sinh(3a - b)**2) must not become it
+        held = {f: sympy.Dummy(f"held{i}") for i, f in enumerate(sorted(functions, key=sympy.default_sort_key))}
+        # each argument by the same rules: a held function's argument may hold another one
+        back = {d: f.func(*(self.simplify(a)[0] for a in f.args)) for f, d in held.items()}
+        return sympy.simplify(positive.xreplace(held)).xreplace(back), f"{over} {_HELD}"
+
+    def held_functions(self, expr: Any) -> tuple[str, set[Any]]:
+        """Why ``simplify`` of ``expr`` holds some functions whole, and which; ``("", set())`` when
+        it holds none. Over a hyperbolic count every hyperbolic function is held; over the
+        multiple angles, the functions of sums that count."""
         from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
-        over = self.hyperbolic_exceeded(positive)
-        if over:
-            hyperbolic = sorted(positive.atoms(HyperbolicFunction), key=sympy.default_sort_key)
-            # a plain symbol: sinh(3a - b) may be negative, and sqrt(sinh(3a - b)**2) must not become it
-            held = {f: sympy.Dummy(f"held{i}") for i, f in enumerate(hyperbolic)}
-            back = {d: f.func(*(sympy.simplify(a) for a in f.args)) for f, d in held.items()}
-            return sympy.simplify(positive.xreplace(held)).xreplace(back), f"{over} (held whole)"
-        return sympy.simplify(positive), ""
+        reasons: list[str] = []
+        held: set[Any] = set()
+        hyperbolic = self.hyperbolic_exceeded(expr)
+        if hyperbolic:
+            reasons.append(hyperbolic)
+            held |= expr.atoms(HyperbolicFunction)
+        if self.max_trig_multiples is not None:
+            multiples, functions = _trig_multiples(expr, cap=10 * self.max_trig_multiples)
+            if multiples > self.max_trig_multiples:
+                reasons.append(f"{TRIG_HELD_BUDGET}: multiple angles under trigonometric functions "
+                               f"{multiples} > {self.max_trig_multiples}")
+                held |= functions
+        return "; ".join(reasons), held
+
+    def pipeline(self) -> TreeBudget:
+        """This budget without the counts the compat mode leaves out (the pipeline has no such step)."""
+        return dataclasses.replace(self, max_trig_multiples=None)
 
     def hyperbolic_exceeded(self, expr: Any) -> str:
         """``""``, or why ``simplify`` of ``expr`` would factor its hyperbolic functions over the
@@ -161,6 +200,38 @@ def _trigonometric() -> tuple[Any, ...]:
     from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
     return (TrigonometricFunction, HyperbolicFunction)
+
+
+def _trig_multiples(expr: Any, cap: int) -> tuple[int, set[Any]]:
+    """For every distinct trigonometric or hyperbolic function of ``expr``: the terms of its
+    expanded argument less one, times their largest integer coefficient (a rational's numerator),
+    added up, and the functions that added to it. The sum is ``cap`` once it reaches it, or once an
+    argument would expand to ``cap`` terms or more."""
+    import math
+
+    import sympy
+
+    total = 0
+    counted: set[Any] = set()
+    for function in sorted(expr.atoms(*_trigonometric()), key=sympy.default_sort_key):
+        argument = function.args[0] if len(function.args) == 1 else None
+        if argument is None or not argument.has(sympy.Add):
+            continue
+        counted.add(function)
+        if expanded_terms(argument, cap=cap) >= cap:
+            return cap, counted
+        terms = sympy.Add.make_args(sympy.expand(argument))
+        if len(terms) < 2:
+            continue
+        largest = 1
+        for term in terms:
+            coefficient = term.as_coeff_Mul()[0]
+            size = abs(coefficient.p) if coefficient.is_Rational else math.ceil(min(abs(float(coefficient)), cap))
+            largest = max(largest, size)
+        total += (len(terms) - 1) * largest
+        if total >= cap:
+            return cap, counted
+    return total, counted
 
 
 def _together_degree(expr: Any, cap: int) -> tuple[int, int]:
