@@ -135,6 +135,7 @@ def _lm_eval(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # lm_eval's import and run took 31 s of CPU beside other work: over a tenth of 300 s
 def test_lm_eval_runs_the_exported_yamls_from_elsewhere_with_fewshot_and_physeval_scores_its_samples(
         tmp_path: Path) -> None:
     pytest.importorskip("lm_eval")
