@@ -17,13 +17,18 @@ from typing import Any
 from physeval.answers.bounds import expanded_terms
 
 __all__ = ["TreeBudget", "DEFAULT_BUDGET", "UNBOUNDED", "TREE_EXPAND_BUDGET", "TREE_SIMPLIFY_BUDGET",
-           "HYPERBOLIC_BUDGET", "TRIG_HELD_BUDGET", "held_whole", "simplify_budgeted"]
+           "HYPERBOLIC_BUDGET", "TRIG_HELD_BUDGET", "MAX_TRIG_MULTIPLES", "held_whole", "multiple_angles_exceeded",
+           "simplify_budgeted"]
 
 # Expressions with more operations than this, or whose expansion would have more terms than
 # TREE_EXPAND_BUDGET, are not simplified before building a tree; the pipeline's analogue is
 # a 30 s wall-clock timeout that returns the unsimplified form.
 TREE_SIMPLIFY_BUDGET = 250
 TREE_EXPAND_BUDGET = 300
+# The default limit of TreeBudget.max_trig_multiples, also the symbolic equivalence check's
+# (:func:`multiple_angles_exceeded`): sin(18x + 10y) cos(16x - 20y) (38) took 5 s to simplify.
+MAX_TRIG_MULTIPLES = 20
+
 # The notes of a side simplified with some functions held whole (``TreeBudget.simplify``): a
 # complete simplification of a form equal to the side, not a partial one. Each note starts with
 # its count's name and ends with _HELD.
@@ -72,8 +77,9 @@ class TreeBudget:
       of its expanded argument less one, times their largest integer coefficient, added up.
       ``trigsimp`` expands a function of a sum and then each multiple angle: ``sin(9a + 24b +
       16c)/2`` (48) and ``sin((3y - 4)^2/M)/2`` (48) ran for minutes, ``sin(a + b + c)/2`` (2)
-      took 0.3 s and ``sin(16x + y)/(1 + cos(z)^2)`` (16) 1.6 s; PHYBench's polygon of N rods
-      (a sine of ``pi (9 - 5 tan^2(pi/N))^2/N``, 180) took 1.7-3.8 s. Over it the side is
+      took 0.3 s, ``sin(16x + y)/(1 + cos(z)^2)`` (16) 1.6 s and ``sin(18x + 10y) cos(16x - 20y)``
+      (38) 5 s; PHYBench's polygon of N rods (a sine of ``pi (9 - 5 tan^2(pi/N))^2/N``, 180)
+      took 1.7-3.8 s. Over it the side is
       simplified with each of those functions held whole (the others are simplified as ever):
       on the polygon the form is the unbounded one, and its first pair took 1.6 s, not 6.0 s.
     * The compat mode leaves that count out: the pipeline simplifies those sides in full (or
@@ -97,7 +103,7 @@ class TreeBudget:
     max_degree_generators: int = 340
     max_hyperbolic_degree_generators: int = 64
     max_hyperbolic_functions: int = 2
-    max_trig_multiples: int | None = 40
+    max_trig_multiples: int | None = MAX_TRIG_MULTIPLES
 
     def exceeded(self, expr: Any) -> str:
         """``""`` when ``expr`` may be simplified, else which count ran out, in words."""
@@ -200,6 +206,13 @@ def _trigonometric() -> tuple[Any, ...]:
     from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
     return (TrigonometricFunction, HyperbolicFunction)
+
+
+def multiple_angles_exceeded(expr: Any, limit: int = MAX_TRIG_MULTIPLES) -> str:
+    """``""``, or why ``simplify`` of ``expr`` would expand multiple angles for seconds or minutes
+    (the count of :attr:`TreeBudget.max_trig_multiples` over ``limit``)."""
+    multiples, _ = _trig_multiples(expr, cap=10 * limit)
+    return f"multiple angles under trigonometric functions {multiples} > {limit}" if multiples > limit else ""
 
 
 def _trig_multiples(expr: Any, cap: int) -> tuple[int, set[Any]]:
