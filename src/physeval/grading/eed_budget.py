@@ -79,9 +79,9 @@ class TreeBudget:
       16c)/2`` (48) and ``sin((3y - 4)^2/M)/2`` (48) ran for minutes, ``sin(a + b + c)/2`` (2)
       took 0.3 s, ``sin(16x + y)/(1 + cos(z)^2)`` (16) 1.6 s and ``sin(18x + 10y) cos(16x - 20y)``
       (38) 5 s; PHYBench's polygon of N rods (a sine of ``pi (9 - 5 tan^2(pi/N))^2/N``, 180)
-      took 1.7-3.8 s. Over it the side is
-      simplified with each of those functions held whole (the others are simplified as ever):
-      on the polygon the form is the unbounded one, and its first pair took 1.6 s, not 6.0 s.
+      took 1.7-3.8 s. Over it the side is simplified with each of those functions held whole
+      (the others are simplified as ever): on the polygon the form is the unbounded one, and its
+      first pair took 1.6 s, not 6.0 s.
     * The compat mode leaves that count out: the pipeline simplifies those sides in full (or
       gives up after its 30 s), and its equivalence test runs on the forms it simplified.
     * ``max_hyperbolic_functions`` and ``max_hyperbolic_degree_generators``: the distinct
@@ -170,10 +170,9 @@ class TreeBudget:
             reasons.append(hyperbolic)
             held |= expr.atoms(HyperbolicFunction)
         if self.max_trig_multiples is not None:
-            multiples, functions = _trig_multiples(expr, cap=10 * self.max_trig_multiples)
-            if multiples > self.max_trig_multiples:
-                reasons.append(f"{TRIG_HELD_BUDGET}: multiple angles under trigonometric functions "
-                               f"{multiples} > {self.max_trig_multiples}")
+            multiples, functions = _multiple_angles(expr, self.max_trig_multiples)
+            if multiples:
+                reasons.append(f"{TRIG_HELD_BUDGET}: {multiples}")
                 held |= functions
         return "; ".join(reasons), held
 
@@ -211,8 +210,15 @@ def _trigonometric() -> tuple[Any, ...]:
 def multiple_angles_exceeded(expr: Any, limit: int = MAX_TRIG_MULTIPLES) -> str:
     """``""``, or why ``simplify`` of ``expr`` would expand multiple angles for seconds or minutes
     (the count of :attr:`TreeBudget.max_trig_multiples` over ``limit``)."""
-    multiples, _ = _trig_multiples(expr, cap=10 * limit)
-    return f"multiple angles under trigonometric functions {multiples} > {limit}" if multiples > limit else ""
+    return _multiple_angles(expr, limit)[0]
+
+
+def _multiple_angles(expr: Any, limit: int) -> tuple[str, set[Any]]:
+    """Why the multiple-angle count of ``expr`` is over ``limit`` and the functions it counted, or ``("", set())``."""
+    multiples, counted = _trig_multiples(expr, cap=10 * limit)
+    if multiples <= limit:
+        return "", set()
+    return f"multiple angles under trigonometric functions {multiples} > {limit}", counted
 
 
 def _trig_multiples(expr: Any, cap: int) -> tuple[int, set[Any]]:
@@ -230,12 +236,12 @@ def _trig_multiples(expr: Any, cap: int) -> tuple[int, set[Any]]:
         argument = function.args[0] if len(function.args) == 1 else None
         if argument is None or not argument.has(sympy.Add):
             continue
-        counted.add(function)
         if expanded_terms(argument, cap=cap) >= cap:
-            return cap, counted
+            return cap, counted | {function}
         terms = sympy.Add.make_args(sympy.expand(argument))
         if len(terms) < 2:
             continue
+        counted.add(function)
         largest = 1
         for term in terms:
             coefficient = term.as_coeff_Mul()[0]
