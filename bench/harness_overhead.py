@@ -3,7 +3,8 @@
 Every harness runs bank-numeric (65 templates x ``variants``) as the command a user types, in its
 own fresh process, against the same scripted OpenAI-compatible server on 127.0.0.1 (a separate
 process, so its CPU is not counted; it answers instantly: the correct answer for two problems in
-three by the prompt's CRC, a wrong one for the rest), at concurrency 16 with every cache off and
+three by the prompt's CRC, for the rest a wrong one written the same way, its first digit changed: an
+arithmetic slip, as a model makes one), at concurrency 16 with every cache off and
 every sample stored:
 
 * ``physeval``: ``physeval run bank-numeric -T variants=V --model openai/m --base-url URL --no-cache``;
@@ -65,9 +66,15 @@ def _script(variants: int, log_path: Path) -> Any:
                                 encoding="utf-8")
         state["known"] += 1
         right = zlib.crc32(request.prompt.encode()) % 3 != 0
-        return Reply.text(f"The result follows. \\boxed{{{answer if right else '-' + answer + '1'}}}")
+        return Reply.text(f"The result follows. \\boxed{{{answer if right else _slip(answer)}}}")
 
     return reply, state
+
+
+def _slip(answer: str) -> str:
+    """``answer`` with its first non-zero digit changed (3.63 -> 4.63, 9.1 -> 1.1): wrong by over 1 %."""
+    at = next(i for i, ch in enumerate(answer) if ch in "123456789")
+    return f"{answer[:at]}{int(answer[at]) % 9 + 1}{answer[at + 1:]}"
 
 
 def _harness_cpu(log_path: Path) -> float | None:

@@ -52,3 +52,26 @@ def test_meta_round_trips(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
         store.set_meta("config", {"samples": 4})
         assert store.get_meta("config") == {"samples": 4} and store.get_meta("missing", 7) == 7
+
+
+def test_a_verdict_writes_the_grading_of_a_stored_answer_and_reads_back_as_the_whole_row(tmp_path: Path) -> None:
+    graded = _row("1", completion="so \\boxed{2}", usage={"completion_tokens": 4}, correct=True, score=1.0,
+                  outcome="correct", grade={"correct": True, "reason": "within 0.01"})
+    with RunStore(tmp_path) as store:
+        store.begin_session()
+        store.append(graded.as_ungraded())
+        store.append_many([], verdicts=[graded])
+        [back] = store.rows()
+        closed = store.end_session("finished")
+    assert back.status == "answered" and back.correct is True and back.grade == graded.grade
+    assert back.completion == "so \\boxed{2}" and back.messages == graded.messages and back.usage == graded.usage
+    assert closed is not None and closed["new_samples"] == 1  # the answer stored before grading is not a sample
+
+
+def test_a_verdict_whose_answer_is_not_stored_is_written_whole(tmp_path: Path) -> None:
+    graded = _row("1", completion="so \\boxed{2}", correct=False, outcome="wrong", grade={"correct": False})
+    with RunStore(tmp_path) as store:
+        store.append_many([_row("2")], verdicts=[graded])
+        rows = store.rows()
+    assert [r.problem_id for r in rows] == ["1", "2"]
+    assert rows[0].completion == "so \\boxed{2}" and rows[0].correct is False and rows[0].created_at

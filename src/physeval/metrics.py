@@ -262,7 +262,10 @@ def problem_values(outcomes: Iterable[SampleOutcome], item: ItemValue, across: A
         kept = [(value, n) for value, n in values if value is not None]
         if not kept or (across == "product" and len(kept) < len(values)):
             continue
-        reduced = math.prod(v for v, _ in kept) if across == "product" else float(_numpy().mean([v for v, _ in kept]))
+        if across == "product":
+            reduced = math.prod(v for v, _ in kept)
+        else:  # the mean of one value is that value (numpy's, exactly): no numpy call per problem
+            reduced = kept[0][0] if len(kept) == 1 else float(_numpy().mean([v for v, _ in kept]))
         out[pid] = (float(reduced), sum(n for _, n in kept))
     return out
 

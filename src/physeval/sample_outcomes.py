@@ -10,7 +10,7 @@ metrics both stand on this vocabulary, and neither should import the other to ge
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,11 +41,16 @@ def group_items(outcomes: Iterable[SampleOutcome]) -> dict[str, dict[str, list[S
     grouped: dict[str, dict[str, list[SampleOutcome]]] = defaultdict(lambda: defaultdict(list))
     for o in outcomes:
         grouped[o.problem_id][o.variant].append(o)
-    return {pid: {v: sorted(samples, key=lambda o: o.sample) for v, samples in variants.items()}
+    return {pid: {v: _in_sample_order(samples) for v, samples in variants.items()}
             for pid, variants in grouped.items()}
 
 
 def samples_per_item(outcomes: Iterable[SampleOutcome]) -> int:
     """K: the largest number of samples of any item (0 without outcomes)."""
-    return max((len(s) for variants in group_items(outcomes).values() for s in variants.values()), default=0)
+    sizes = Counter((o.problem_id, o.variant) for o in outcomes)
+    return max(sizes.values(), default=0)
 
+
+def _in_sample_order(samples: list[SampleOutcome]) -> list[SampleOutcome]:
+    # one sample an item is the common case (a summary groups each breakdown's outcomes again)
+    return samples if len(samples) < 2 else sorted(samples, key=lambda o: o.sample)

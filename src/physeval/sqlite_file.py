@@ -24,7 +24,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -310,13 +310,20 @@ class SQLiteFile:
             raise error
         raise fault from error
 
-    def _write_many(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
-        """Run ``statements`` in one transaction (all or none); a storage fault raises StorageError."""
+    def _write_many(self, statements: Sequence[tuple[str, Sequence[Any]]],
+                    otherwise: Mapping[int, Callable[[], tuple[str, Sequence[Any]]]] | None = None) -> None:
+        """Run ``statements`` in one transaction (all or none); a storage fault raises StorageError.
+
+        ``otherwise[i]`` builds the statement run in the same transaction when statement ``i``
+        changes no row (an ``UPDATE`` whose row is not there).
+        """
         with self._lock:
             try:
                 _execute(self._db, "BEGIN IMMEDIATE")
-                for sql, args in statements:
-                    _execute(self._db, sql, args)
+                for i, (sql, args) in enumerate(statements):
+                    changed = _execute(self._db, sql, args).rowcount
+                    if otherwise and changed == 0 and i in otherwise:
+                        _execute(self._db, *otherwise[i]())
                 _execute(self._db, "COMMIT")
                 return
             except BaseException as exc:

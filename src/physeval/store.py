@@ -1,9 +1,10 @@
 """The run store: one SQLite database (WAL) per run directory, one row per sample.
 
-A row is keyed by (problem id, variant id, sample index) and written in its own
-transaction the moment its outcome is known, so a run killed at any point keeps every
-finished row and a resumed run skips exactly those. Exports (JSONL, Parquet) are sorted by
-key, so they do not depend on the order in which requests finished.
+A row is keyed by (problem id, variant id, sample index) and committed the moment its outcome is
+known (a run commits the rows of one turn of its event loop together, :meth:`RunStore.append_many`),
+so a run killed at any point keeps every finished row and a resumed run skips exactly those.
+Exports (JSONL, Parquet) are sorted by key, so they do not depend on the order in which requests
+finished.
 
 Guarantees beyond that:
 
@@ -12,7 +13,7 @@ Guarantees beyond that:
   :class:`~physeval.errors.StoreDamaged` with the number of rows still readable, and
   :meth:`RunStore.salvage` reads those rows without opening the store.
 * **Every session is recorded.** :meth:`RunStore.begin_session` opens a session record that each
-  row's transaction updates (rows written, last write), so a session killed with SIGKILL still
+  transaction of rows updates (rows written, last write), so a session killed with SIGKILL still
   says when it started, when it last wrote and how much it did; the next session closes it as
   ``killed``. :meth:`RunStore.end_session` closes it with how it ended.
 """
@@ -20,25 +21,36 @@ Guarantees beyond that:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import socket
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from physeval.sample_row import (
+    COLUMNS,
+    INSERT,
+    JSON_COLUMNS,
+    UNGRADED,
+    UPDATE_VERDICT,
+    SampleRow,
+    decode_row,
+    full_row,
+    row_key,
+    row_values,
+    sorted_rows,
+    verdict_values,
+)
 from physeval.sqlite_file import SQLiteFile, readable_rows
 
 __all__ = ["RunStore", "RunMeta", "SampleRow", "DB_NAME", "UNGRADED", "export_rows", "Repair", "repair"]
 
 DB_NAME = "samples.sqlite"
-
-UNGRADED = "ungraded"
-"""Error kind of a row whose answer is stored but whose grading has not finished (the run stopped
-first): it never reaches a metric, and a resumed run grades it from the stored answer."""
 
 _SESSION_OPEN = "session_open"
 
@@ -67,63 +79,6 @@ CREATE TABLE IF NOT EXISTS samples (
     PRIMARY KEY (problem_id, variant, sample)
 );
 """
-
-_COLUMNS = ("problem_id", "variant", "sample", "status", "messages", "completion", "reasoning",
-            "finish_reason", "usage", "latency_s", "correct", "score", "outcome", "grade", "error_kind",
-            "error_message", "attempts", "cached", "problem_meta", "created_at")
-_JSON_COLUMNS = {"messages", "usage", "grade", "problem_meta"}
-
-
-@dataclass
-class SampleRow:
-    """One sample's full record. ``status`` is ``answered`` or ``error``."""
-
-    problem_id: str
-    variant: str
-    sample: int
-    status: str
-    messages: list[dict[str, Any]]
-    completion: str | None = None
-    reasoning: str | None = None
-    finish_reason: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-    latency_s: float | None = None
-    correct: bool | None = None
-    score: float | None = None
-    outcome: str | None = None
-    grade: dict[str, Any] = field(default_factory=dict)
-    error_kind: str | None = None
-    error_message: str | None = None
-    attempts: int = 0
-    cached: bool = False
-    problem_meta: dict[str, Any] = field(default_factory=dict)
-    created_at: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        """(problem id, variant id, sample index)."""
-        return (self.problem_id, self.variant, self.sample)
-
-    @property
-    def ungraded(self) -> bool:
-        """Whether the row holds an answer that was stored before (and not since) its grading."""
-        return self.status == "error" and self.error_kind == UNGRADED
-
-    def as_ungraded(self) -> SampleRow:
-        """This answer, to store before it is graded (an error of kind :data:`UNGRADED` until then)."""
-        row = self.cleared()
-        row.status, row.error_kind = "error", UNGRADED
-        row.error_message = ("the answer is stored; its grading had not finished when the run stopped "
-                             "(a resumed run grades it)")
-        return row
-
-    def cleared(self) -> SampleRow:
-        """A copy with the generation kept and the verdict (and any grading error) cleared."""
-        return SampleRow(problem_id=self.problem_id, variant=self.variant, sample=self.sample, status="answered",
-                         messages=self.messages, completion=self.completion, reasoning=self.reasoning,
-                         finish_reason=self.finish_reason, usage=dict(self.usage), latency_s=self.latency_s,
-                         attempts=self.attempts, cached=self.cached, problem_meta=dict(self.problem_meta))
-
 
 @dataclass
 class RunMeta:
@@ -213,7 +168,7 @@ class RunStore(SQLiteFile):
 
         Call it holding the run folder's lock (:mod:`physeval.run_lock`): then a session still open
         belongs to a process that is gone. Until :meth:`end_session`, each row written updates the
-        record in the row's own transaction.
+        record in the rows' own transaction.
         """
         now = time.time()
         closed = self._closed_leftover()
@@ -264,28 +219,42 @@ class RunStore(SQLiteFile):
 
         In an open session the session's record is updated in the same transaction.
         """
-        if not row.created_at:
-            row.created_at = datetime.now(UTC).isoformat(timespec="seconds")
-        values = []
-        for name in _COLUMNS:
-            value = getattr(row, name)
-            if name in _JSON_COLUMNS:
-                value = json.dumps(value, ensure_ascii=False)
-            elif name in ("correct", "cached") and value is not None:
-                value = int(value)
-            values.append(value)
-        sql = f"INSERT OR REPLACE INTO samples({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-        session = self._session
-        if session is None:
-            self._write(sql, values)
+        self.append_many((row,))
+
+    def append_many(self, rows: Sequence[SampleRow], *, verdicts: Sequence[SampleRow] = ()) -> None:
+        """Write ``rows`` and ``verdicts`` in one transaction, all or none.
+
+        Each of ``rows`` replaces an earlier row with its key. ``verdicts`` are graded rows whose
+        answer the store already holds (stored before grading, :meth:`SampleRow.as_ungraded`):
+        only their grading columns are written (a verdict whose row is not there is written
+        whole). One commit for many rows, and no second copy of an answer's messages, is what
+        makes storing every sample twice cheap (a run writes a batch per turn of its event loop).
+        In an open session the session's record is updated once, in the same transaction.
+        """
+        if not rows and not verdicts:
             return
-        now = time.time()
-        updated = {**session, "last_write_at": _iso(now), "last_write": now}
-        if not row.ungraded:
-            updated["new_samples"] = session["new_samples"] + 1
-            updated["errors"] = session["errors"] + (row.status == "error")
-        self._write_many([(sql, values), self._meta_statement(_SESSION_OPEN, updated)])
-        self._session = updated
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        statements: list[tuple[str, Sequence[Any]]] = []
+        otherwise: dict[int, Callable[[], tuple[str, Sequence[Any]]]] = {}
+        for row in (*rows, *verdicts):
+            if not row.created_at:
+                row.created_at = created
+        for row in rows:
+            statements.append((INSERT, row_values(row)))
+        for row in verdicts:
+            otherwise[len(statements)] = functools.partial(full_row, row)
+            statements.append((UPDATE_VERDICT, verdict_values(row)))
+        session = self._session
+        if session is not None:
+            now = time.time()
+            final = [row for row in (*rows, *verdicts) if not row.ungraded]
+            session = {**session, "last_write_at": _iso(now), "last_write": now,
+                       "new_samples": session["new_samples"] + len(final),
+                       "errors": session["errors"] + sum(row.status == "error" for row in final)}
+            statements.append(self._meta_statement(_SESSION_OPEN, session))
+        self._write_many(statements, otherwise)
+        if session is not None:
+            self._session = session
 
     def keys(self, *, status: str | None = None) -> set[tuple[str, str, int]]:
         """Keys of stored rows, optionally only those with ``status``."""
@@ -297,20 +266,20 @@ class RunStore(SQLiteFile):
         keys = set()
         for values in self._read(sql, args):
             try:
-                keys.add(_key(values))
+                keys.add(row_key(values))
             except ValueError as exc:
                 raise self.undecodable("a row's key", exc) from exc
         return keys
 
     def rows(self) -> list[SampleRow]:
         """Every row, sorted by key (numeric ids in numeric order)."""
-        return _sorted(self.iter_rows())
+        return sorted_rows(self.iter_rows())
 
     def iter_rows(self) -> Iterator[SampleRow]:
         """Every row in storage order."""
-        for values in self._read(f"SELECT {', '.join(_COLUMNS)} FROM samples"):
+        for values in self._read(f"SELECT {', '.join(COLUMNS)} FROM samples"):
             try:
-                row = _decode(values)
+                row = decode_row(values)
             except (TypeError, ValueError) as exc:
                 raise self.undecodable("a row", exc) from exc
             yield row
@@ -324,12 +293,12 @@ class RunStore(SQLiteFile):
         """The rows of a (possibly damaged) ``samples.sqlite`` that can be read, sorted by key, and the
         number of rows SQLite returned but that could not be decoded. Nothing is written."""
         rows, undecodable = [], 0
-        for values in readable_rows(Path(run_dir) / DB_NAME, "samples", _COLUMNS):
+        for values in readable_rows(Path(run_dir) / DB_NAME, "samples", COLUMNS):
             try:
-                rows.append(_decode(values))
+                rows.append(decode_row(values))
             except (TypeError, ValueError):
                 undecodable += 1
-        return _sorted(rows), undecodable
+        return sorted_rows(rows), undecodable
 
     # -- exports --------------------------------------------------------------------------
     def export(self, path: str | Path, fmt: str = "jsonl") -> Path:
@@ -402,44 +371,6 @@ def _meta_record(key: Any, value: Any) -> bool:
     return True
 
 
-def _key(values: Iterable[Any]) -> tuple[str, str, int]:
-    """(problem id, variant, sample) of a stored row; ValueError when it is not (text, text, integer)."""
-    problem_id, variant, sample = values
-    if not (isinstance(problem_id, str) and isinstance(variant, str) and isinstance(sample, int)):
-        shown = repr((problem_id, variant, sample))
-        shown = shown if len(shown) <= 80 else f"{shown[:80]}..."
-        raise ValueError(f"key {shown} is not (text, text, integer)")
-    return problem_id, variant, sample
-
-
-_TYPED = {"status": str, "messages": str, "attempts": int, "cached": int, "created_at": str}
-"""The columns physeval writes NOT NULL, and their types: a row read with another is damaged."""
-
-
-def _decode(values: Iterable[Any]) -> SampleRow:
-    """A stored row as a :class:`SampleRow`; ValueError (or TypeError) when it is not a row physeval wrote.
-
-    SQLite returns whatever a damaged page holds where the row was (a key of NULLs, another table's
-    rows, a JSON column with a zeroed end); each is refused here, so a salvage or a repair keeps
-    only rows physeval could have written.
-    """
-    data = dict(zip(_COLUMNS, values, strict=True))
-    _key((data["problem_id"], data["variant"], data["sample"]))
-    for name, kind in _TYPED.items():
-        if not isinstance(data[name], kind):
-            raise ValueError(f"column {name} holds {type(data[name]).__name__}, not {kind.__name__}")
-    for name in _JSON_COLUMNS:
-        data[name] = json.loads(data[name]) if data[name] is not None else ({} if name != "messages" else [])
-    if data["correct"] is not None:
-        data["correct"] = bool(data["correct"])
-    data["cached"] = bool(data["cached"])
-    return SampleRow(**data)
-
-
-def _sorted(rows: Iterable[SampleRow]) -> list[SampleRow]:
-    return sorted(rows, key=lambda r: (_natural(r.problem_id), _natural(r.variant), r.sample))
-
-
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")  # as provenance.utc_iso
 
@@ -456,13 +387,9 @@ def _closed(record: dict[str, Any], *, ended: str, ended_at: Any, **fields: Any)
 
 
 def _flat(row: SampleRow) -> dict[str, Any]:
-    return {name: getattr(row, name) for name in _COLUMNS}
+    return {name: getattr(row, name) for name in COLUMNS}
 
 
 def _parquet_safe(record: dict[str, Any]) -> dict[str, Any]:
     # Nested JSON with varying shapes becomes a JSON string column, which pandas reads as text.
-    return {k: (json.dumps(v, ensure_ascii=False) if k in _JSON_COLUMNS else v) for k, v in record.items()}
-
-
-def _natural(text: str) -> tuple[int, int | str]:
-    return (0, int(text)) if text.lstrip("-").isdigit() else (1, text)
+    return {k: (json.dumps(v, ensure_ascii=False) if k in JSON_COLUMNS else v) for k, v in record.items()}

@@ -121,11 +121,19 @@ class Session:
 
 @dataclass(frozen=True)
 class Tokens:
-    """Token totals over the stored samples' usage."""
+    """Token totals over the stored samples' usage.
+
+    ``reasoning_estimated`` is the reasoning the server did not count, estimated from the stored
+    reasoning text of ``reasoning_estimated_samples`` samples
+    (:func:`physeval.analysis.lengths.estimated_reasoning_tokens`); ``None`` in a summary written
+    before physeval recorded it.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
+    reasoning_estimated: int | None = None
+    reasoning_estimated_samples: int = 0
 
 
 @dataclass(frozen=True)

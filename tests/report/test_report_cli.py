@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,23 @@ def test_reasoning_without_a_server_count_is_estimated_on_the_run_line_and_in_le
     # so each sample's reasoning is its characters / 4, and the answer keeps its own 2 tokens
     assert "(n=8, est.)" in text and "estimated from the stored reasoning text" in text
     assert f"~{8 * round(len(thinking) / 4):,} reasoning" in line
+    tokens = json.loads((out / "summary.json").read_text())["provenance"]["tokens"]
+    assert tokens["reasoning_estimated"] == 8 * round(len(thinking) / 4) and tokens["reasoning_estimated_samples"] == 8
+
+
+def test_a_summary_written_before_the_estimate_was_recorded_still_shows_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from physeval.testing import Reply, ScriptedServer
+
+    thinking = "consider the forces " * 40
+    out = tmp_path / "run"
+    with ScriptedServer(lambda r: Reply.text("so \\boxed{1}", reasoning=thinking)) as server:
+        main(["run", "bank-numeric", "--model", "openai/thinker", "--base-url", server.base_url, "--limit", "1",
+              "--out", str(out), "--no-progress"])
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("reasoning_estimated", "reasoning_estimated_samples"):  # as an older physeval wrote it
+        del summary["provenance"]["tokens"][key]
+    (out / "summary.json").write_text(json.dumps(summary))
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    assert "estimated from the reasoning text of 4 samples" in " ".join(capsys.readouterr().err.split())

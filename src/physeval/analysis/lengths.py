@@ -138,6 +138,12 @@ def estimated_reasoning_tokens(row: SampleRow) -> int | None:
     return max(1, round(len(reasoning) / CHARS_PER_TOKEN))
 
 
+def estimated_reasoning_total(rows: Sequence[SampleRow]) -> tuple[int, int]:
+    """The summed :func:`estimated_reasoning_tokens` of ``rows`` and how many rows have an estimate."""
+    estimates = [n for row in rows if (n := estimated_reasoning_tokens(row)) is not None]
+    return sum(estimates), len(estimates)
+
+
 def answer_tokens(row: SampleRow, reasoning: int | None) -> int | None:
     """The answer's own tokens: the completion's count minus its reasoning when the count holds
     the reasoning, else the count itself (``None`` without a count)."""

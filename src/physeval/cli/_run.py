@@ -310,20 +310,26 @@ def _print_tokens(summary: RunSummary, config: Any, run_dir: Any = None) -> None
 
 
 def _reasoning_text(tokens: Tokens, run_dir: Any) -> str:
-    """``1,234 reasoning``, ``~9,876 reasoning, estimated from the reasoning text`` or ``no reasoning``."""
+    """``1,234 reasoning``, ``~9,876 reasoning, estimated from the reasoning text`` or ``no reasoning``.
+
+    The estimate is the summary's; a summary written before it recorded one is estimated from
+    the run's rows.
+    """
     reported = tokens.reasoning_tokens
     if reported or run_dir is None:
         return f"{reported:,} reasoning"
-    from physeval.analysis.lengths import estimated_reasoning_tokens
-    from physeval.store import RunStore
+    estimated, samples = tokens.reasoning_estimated, tokens.reasoning_estimated_samples
+    if estimated is None:
+        from physeval.analysis.lengths import estimated_reasoning_total
+        from physeval.store import RunStore
 
-    if not RunStore.exists(run_dir):
-        return "0 reasoning"
-    with RunStore(run_dir) as store:
-        estimates = [n for r in store.rows() if (n := estimated_reasoning_tokens(r)) is not None]
-    if not estimates:
+        if not RunStore.exists(run_dir):
+            return "0 reasoning"
+        with RunStore(run_dir) as store:
+            estimated, samples = estimated_reasoning_total(store.rows())
+    if not samples:
         return "no reasoning"
-    return f"~{sum(estimates):,} reasoning, estimated from the reasoning text of {len(estimates)} samples"
+    return f"~{estimated:,} reasoning, estimated from the reasoning text of {samples} samples"
 
 
 def _print_outcome(summary: RunSummary) -> None:

@@ -6,7 +6,9 @@ of workers, so concurrency is bounded by ``max_connections`` and memory by the p
 the size of the benchmark. Every outcome, including a request that failed for good or a
 grader that crashed, becomes a row. An answer is stored the moment it arrives, before it is
 graded (an ``ungraded`` row until its verdict replaces it), so a killed run loses only the
-requests in flight and a resumed one grades the stored answers without asking again.
+requests in flight and a resumed one grades the stored answers without asking again; a task
+that grades on the event loop (:attr:`~physeval.tasks.base.Task.grades_on_loop`: numeric) grades
+it in the same turn, and the answer is stored with its verdict, one row.
 
 One writer a folder: the run holds the folder's lock (:mod:`physeval.run_lock`) and records its
 session (start, end, how it ended, rows written) in the store, also when it is interrupted.
@@ -39,6 +41,7 @@ from physeval.flow.plan import RunPlan, WorkItem, plan_run
 from physeval.models.base import Completion, Model
 from physeval.problems import Grade, Outcome, Problem
 from physeval.progress import ProgressMode, RunProgress
+from physeval.row_writer import RowWriter
 from physeval.run_lock import hold_run_folder
 from physeval.store import UNGRADED, RunStore, SampleRow
 from physeval.tasks.base import GradeContext, Task
@@ -218,22 +221,10 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             result.aborted = error
         stop.set()
 
-    def stored(row: SampleRow) -> bool:
-        """Write ``row``; on a storage fault stop the run (no more requests) and say False."""
-        if stop.is_set() and result.storage is not None:
-            return False
-        try:
-            store.append(row)
-            return True
-        except StorageError as exc:
-            if result.storage is None:
-                result.storage = exc
-                hint = f"{exc.hint}, then `physeval run --resume {run_dir}` (every finished sample is kept)"
-                abort(RunAborted(str(exc), kind=f"storage_{exc.kind}", hint=hint))
-            return False
-
-    def record(row: SampleRow) -> None:
-        if not stored(row):
+    def counted(row: SampleRow) -> None:
+        """A row is committed: count it and show it (not an answer stored before its grading: its
+        verdict is counted when it replaces it)."""
+        if row.ungraded:
             return
         result.completed_now += 1
         result.errors_now += row.status == "error"
@@ -243,20 +234,42 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
                 result.first_errors.append(message)
         progress.advance(correct=row.correct, error=row.status == "error",
                          tokens=(row.usage or {}).get("completion_tokens"), cached=row.cached)
-        if breaker.record(row):
+
+    writer = RowWriter(store, on_commit=counted)
+
+    async def stored(row: SampleRow, *, verdict: bool = False) -> bool:
+        """Commit ``row`` (with the other rows of this turn; ``verdict``: only its grading, its answer
+        is stored); on a storage fault stop the run (no more requests) and say False. The circuit
+        breaker sees the row now, in the order the outcomes came."""
+        if stop.is_set() and result.storage is not None:
+            return False
+        committed = writer.write(row, verdict=verdict)
+        if not row.ungraded and breaker.record(row):
             abort(RunAborted(f"{breaker.streak} samples in a row failed; the last: {breaker.last}",
                              kind="circuit_breaker",
                              hint="fix the cause, then resume with --retry-errors"))
+        if await committed:
+            return True
+        storage_stop()
+        return False
 
-    async def finish(row: SampleRow, problem: Problem, response: str, sample: int) -> None:
+    def storage_stop() -> None:
+        """The first storage fault stops the run: no more requests, the cause and what to do."""
+        exc = writer.fault
+        if result.storage is None and exc is not None:
+            result.storage = exc
+            hint = f"{exc.hint}, then `physeval run --resume {run_dir}` (every finished sample is kept)"
+            abort(RunAborted(str(exc), kind=f"storage_{exc.kind}", hint=hint))
+
+    async def finish(row: SampleRow, problem: Problem, response: str, sample: int, answer_stored: bool) -> None:
         try:
             await grade_into_row(row, task, problem, response, GradeContext(run_dir=run_dir, sample=sample))
-            record(row)
+            await stored(row, verdict=answer_stored)
         finally:
             grade_slots.release()
 
-    def start_grading(row: SampleRow, problem: Problem, response: str, sample: int) -> None:
-        job = asyncio.create_task(finish(row, problem, response, sample))
+    def start_grading(row: SampleRow, problem: Problem, response: str, sample: int, *, answer_stored: bool) -> None:
+        job = asyncio.create_task(finish(row, problem, response, sample, answer_stored))
         grading.add(job)
         job.add_done_callback(grading.discard)
 
@@ -272,13 +285,18 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
                 abort(RunAborted(f"{exc.kind}: {exc}", kind=exc.kind, hint=_hint(exc.kind)))
                 return
             if response is None:
-                record(row)
+                await stored(row)
                 continue
             breaker.answered()
-            if not stored(row.as_ungraded()):  # the answer is kept before it is graded
+            if task.grades_on_loop:  # graded in this turn: the answer and its verdict are one row
+                await grade_into_row(row, task, problem, response, GradeContext(run_dir=run_dir, sample=sample))
+                if not await stored(row):
+                    return
+                continue
+            if not await stored(row.as_ungraded()):  # the answer is kept before it is graded
                 return
             await grade_slots.acquire()
-            start_grading(row, problem, response, sample)
+            start_grading(row, problem, response, sample, answer_stored=True)
 
     async def regrader() -> None:
         for item in regrade:
@@ -288,7 +306,7 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
             row = old.cleared()
             await grade_slots.acquire()
             result.regraded_now += 1
-            start_grading(row, item.problem, old.completion or "", item.sample)
+            start_grading(row, item.problem, old.completion or "", item.sample, answer_stored=False)
 
     workers: list[asyncio.Task[None]] = []
     try:
@@ -323,6 +341,8 @@ async def _run_items(task: Task, model: Model, store: RunStore, config: RunConfi
         await asyncio.gather(*workers, *grading, return_exceptions=True)
         raise
     finally:
+        writer.flush()  # the rows of cancelled writers (an interrupt, a stop) are finished rows too
+        storage_stop()
         if owns_cache and cache is not None:
             cache.close()
 

@@ -75,7 +75,7 @@ def summarise(task: Task, store: RunStore, *, model: str, config: Mapping[str, A
     complete = not errors and missing == 0 and aborted is None
     status: RunStatus = "complete" if complete else ("aborted" if aborted is not None else "incomplete")
     full_config = {**config, "task": task.config()}
-    tokens = Tokens(**token_totals(r.usage for r in rows))
+    tokens = _tokens(rows)
     provenance = Provenance(
         **environment(),
         data_sha256=dict(meta.data_sha256) if meta is not None else {},
@@ -103,6 +103,17 @@ def summarise_run(task: Task, run_dir: str | Path, *, model: str, config: Mappin
         summary = summarise(task, store, model=model, config=config, aborted=aborted)
     write_summary(run_dir, summary)
     return summary
+
+
+def _tokens(rows: Sequence[SampleRow]) -> Tokens:
+    """Token totals, and the reasoning estimated from its text where the server did not count it."""
+    estimated = samples = 0
+    if any(r.reasoning for r in rows):  # numpy (physeval.analysis) only where there is reasoning
+        from physeval.analysis.lengths import estimated_reasoning_total
+
+        estimated, samples = estimated_reasoning_total(rows)
+    return Tokens(**token_totals(r.usage for r in rows), reasoning_estimated=estimated,
+                  reasoning_estimated_samples=samples)
 
 
 def _session(data: Mapping[str, Any]) -> Session:

@@ -2,7 +2,8 @@
 
 A Task knows one benchmark's data, prompt and grader; it knows nothing of models or runs.
 The runner calls :meth:`Task.agrade` so a track whose grading does I/O (scenes render and
-ask a judge) can be async; every other track implements the pure :meth:`Task.grade`.
+ask a judge) can be async; every other track implements the pure :meth:`Task.grade`, run in a
+worker thread or, for a cheap one (:attr:`Task.grades_on_loop`), on the event loop.
 """
 
 from __future__ import annotations
@@ -165,8 +166,21 @@ class Task:
         """Grade one response (pure, synchronous)."""
         raise NotImplementedError
 
+    @property
+    def grades_on_loop(self) -> bool:
+        """Whether :meth:`grade` is cheap enough to run on the event loop itself.
+
+        A thread hop costs about 70 microseconds of CPU, more than a typical numeric grade; a track
+        whose grader is bounded by operation budgets to short work says True, and then grades in
+        :meth:`grade` alone (the runner stores such an answer together with its verdict).
+        """
+        return False
+
     async def agrade(self, problem: Problem, response: str, context: GradeContext) -> Grade:
-        """Grade off the event loop; tracks with I/O in grading override this."""
+        """Grade off the event loop (on it when :attr:`grades_on_loop`); tracks with I/O in grading
+        override this."""
+        if self.grades_on_loop:
+            return self.grade(problem, response)
         return await asyncio.to_thread(self.grade, problem, response)
 
     def grade_error_kind(self, grade: Grade) -> str:
