@@ -94,3 +94,23 @@ def test_the_eta_counts_only_what_is_left_and_hours_show(monkeypatch: pytest.Mon
     for _ in range(5):
         fast.advance(correct=True, error=False, tokens=10)
     assert (fast._rate(), fast._tokens(), fast._eta()) == ("10.0/s", "100.0 tok/s", "ETA 0:01")
+
+
+def test_a_reader_that_stops_early_turns_the_plain_line_off_and_the_run_goes_on(tmp_path: Path) -> None:
+    """``physeval run ... 2>&1 | head -n 3``: the run stores every sample and ends (141: the pipe closed)."""
+    import shlex
+    import shutil
+    import subprocess
+
+    from physeval.store import RunStore
+
+    out = tmp_path / "run"
+    with ScriptedServer(lambda request: Reply.text("so \\boxed{1.00}")) as server:
+        run = [shutil.which("physeval") or "physeval", "run", "bank-numeric", "--model", "openai/m", "--base-url",
+               server.base_url, "--no-cache", "--progress", "plain", "--out", str(out)]
+        script = f"{shlex.join(run)} 2>&1 | head -n 3; exit ${{PIPESTATUS[0]}}"
+        done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=900)  # a hang guard
+    assert done.returncode == 141, done.stderr
+    assert len(done.stdout.splitlines()) == 3
+    with RunStore(out) as store:
+        assert store.count() == 260 and store.sessions()[-1]["ended"] == "finished"

@@ -135,3 +135,28 @@ def test_a_verdict_of_a_stored_answer_is_an_update_not_a_second_copy(tmp_path: P
         assert statements.count("INSERT") == 1 and statements.count("UPDATE") == 1
         [row] = store.rows()
         assert row.status == "answered" and row.correct is True and row.completion == "answer 1"
+
+
+def test_a_count_that_raises_reaches_the_waiting_writers_and_never_strands_them(tmp_path: Path) -> None:
+    def broken_pipe(row: SampleRow) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    async def main(store: RunStore) -> list[BaseException | bool]:
+        writer = RowWriter(store, on_commit=broken_pipe)
+        return list(await asyncio.gather(*(writer.write(_row(i)) for i in range(3)), return_exceptions=True))
+
+    with RunStore(tmp_path) as store:
+        heard = asyncio.run(main(store))
+        assert all(isinstance(h, BrokenPipeError) for h in heard) and store.count() == 3  # committed, and said so
+
+
+def test_a_row_the_store_cannot_hold_fails_alone(tmp_path: Path) -> None:
+    async def main(store: RunStore) -> list[BaseException | bool]:
+        writer = RowWriter(store)
+        rows = [_row(1), _row(2, grade={"bad": object()}), _row(3)]
+        return list(await asyncio.gather(*(writer.write(row) for row in rows), return_exceptions=True))
+
+    with RunStore(tmp_path) as store:
+        first, bad, third = asyncio.run(main(store))
+        assert first is True and third is True and isinstance(bad, TypeError)
+        assert sorted(row.problem_id for row in store.rows()) == ["1", "3"]

@@ -132,4 +132,7 @@ class RunProgress:
         percent = f" ({self.done / self.total:.0%})" if self.total else ""
         rates = [note] if note else [self._rate(), self._tokens(), self._cached(), self._eta()]
         parts = [f"{self.label}: {self.done}/{self.total}{percent}", *rates, self._errors(), self._acc()]
-        print(" ".join(p for p in parts if p), file=self._stream or sys.stderr, flush=True)
+        try:
+            print(" ".join(p for p in parts if p), file=self._stream or sys.stderr, flush=True)
+        except (OSError, ValueError):  # the reader of the pipe is gone (`| head`): the run goes on unseen
+            self.mode = "none"

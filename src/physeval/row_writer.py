@@ -19,6 +19,9 @@ from physeval.store import RunStore, SampleRow
 
 __all__ = ["RowWriter"]
 
+_Queued = tuple[SampleRow, bool, "asyncio.Future[bool]"]
+"""A queued row, whether it is a verdict of a stored answer, and its writer's future."""
+
 
 class RowWriter:
     """Batches :meth:`write` calls of one event loop into :meth:`RunStore.append_many` transactions.
@@ -32,7 +35,7 @@ class RowWriter:
     def __init__(self, store: RunStore, on_commit: Callable[[SampleRow], None] | None = None) -> None:
         self._store = store
         self._on_commit = on_commit
-        self._batch: list[tuple[SampleRow, bool, asyncio.Future[bool]]] = []
+        self._batch: list[_Queued] = []
         self.fault: StorageError | None = None
 
     def write(self, row: SampleRow, *, verdict: bool = False) -> asyncio.Future[bool]:
@@ -56,23 +59,55 @@ class RowWriter:
         batch, self._batch = self._batch, []
         if not batch:
             return
-        stored = self.fault is None
-        if stored:
+        try:
+            stored = self._write(batch)
+        except Exception:  # a row the store cannot hold (a bug): one transaction per row, so only
+            self._write_each(batch)  # that row's writer raises, as with a commit per row
+            return
+        self._settle(batch, stored)
+
+    def _write(self, batch: list[_Queued]) -> bool:
+        """Commit ``batch`` in one transaction: True, or False after a storage fault (now or before)."""
+        if self.fault is not None:
+            return False
+        try:
+            self._store.append_many([row for row, verdict, _ in batch if not verdict],
+                                    verdicts=[row for row, verdict, _ in batch if verdict])
+        except StorageError as exc:
+            self.fault = exc
+            return False
+        return True
+
+    def _write_each(self, batch: list[_Queued]) -> None:
+        unheard: Exception | None = None  # an error no writer waits for (the run's last flush)
+        for one in batch:
+            committed = one[2]
             try:
-                self._store.append_many([row for row, verdict, _ in batch if not verdict],
-                                        verdicts=[row for row, verdict, _ in batch if verdict])
-            except StorageError as exc:
-                self.fault, stored = exc, False
-            except Exception as exc:  # a bug (a value JSON cannot hold): each writer raises it
-                waiting = [committed for _, _, committed in batch if not committed.done()]
-                for committed in waiting:
+                self._settle([one], self._write([one]))
+            except Exception as exc:  # noqa: BLE001 - the row's writer hears it
+                if committed.done():
+                    unheard = unheard or exc
+                else:
                     committed.set_exception(exc)
-                if not waiting:
-                    raise
-                return
+        if unheard is not None:
+            raise unheard
+
+    def _settle(self, batch: list[_Queued], stored: bool) -> None:
+        """Tell each writer whether its row is stored, and count the stored rows; a count that raises
+        (a closed pipe under the progress line) reaches the writers still waiting, so no writer waits
+        for good on rows already committed (and with none waiting, the caller gets it)."""
+        counted: Exception | None = None
         if stored and self._on_commit is not None:
             for row, _, _ in batch:
-                self._on_commit(row)
-        for _, _, committed in batch:
-            if not committed.done():  # a writer cancelled while waiting
+                try:
+                    self._on_commit(row)
+                except Exception as exc:  # noqa: BLE001 - handed to the writers below
+                    counted = counted or exc
+        waiting = [committed for _, _, committed in batch if not committed.done()]
+        for committed in waiting:
+            if counted is None:
                 committed.set_result(stored)
+            else:
+                committed.set_exception(counted)
+        if counted is not None and not waiting:
+            raise counted

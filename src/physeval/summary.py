@@ -383,4 +383,6 @@ def summary_schema() -> dict[str, Any]:
     del provenance["properties"]["task"]  # the task's entries are written beside the others
     provenance["required"].remove("task")
     provenance["additionalProperties"] = True
+    tokens = schema["$defs"]["Tokens"]  # added within layout 2: a summary written before has neither
+    tokens["required"] = [name for name in tokens["required"] if not name.startswith("reasoning_estimated")]
     return schema

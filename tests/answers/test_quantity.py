@@ -117,3 +117,12 @@ def test_sig_fig_range(mantissa: str, expected: tuple[int, int]) -> None:
 def test_long_symbolic_text_is_refused_by_budget() -> None:
     q = parse_quantity("\\frac{1}{2}+" * 40 + "1")
     assert q.status == "unparseable" and "longer than" in q.reason
+
+
+@pytest.mark.parametrize("text", [
+    r"\int_{0}^{1} \frac{\arctan(2x)}{x^{2}\sqrt{4-x^{2}}} dx",  # SymPy took 14.5 s to evaluate it
+    r"\int_0^{\infty} \frac{\sin x}{x} dx",  # SymPy's value was -4 (it is pi/2)
+])
+def test_an_integral_is_not_a_value(text: str) -> None:
+    parsed = parse_quantity(text)
+    assert parsed.status == "unparseable" and "integral" in parsed.reason

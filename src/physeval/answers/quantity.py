@@ -305,6 +305,10 @@ def _sympy_value(expr_text: str) -> tuple[str, Fraction | None, str]:
             return UNPARSEABLE, None, "free symbol(s): " + ", ".join(free[:5])
         if expr.is_Rational:
             return _bounded_fraction(Fraction(int(expr.p), int(expr.q)))
+        if expr.has(sympy.Integral, sympy.Sum, sympy.Product, sympy.Limit, sympy.Derivative):
+            # evaluating one is unbounded work (14 s for one integral) and can give a wrong value
+            # (an improper integral of sin(x)/x read as -4): a final answer states the value
+            return UNPARSEABLE, None, "an integral, sum, product, limit or derivative, not its value"
         val = sympy.N(expr, 30)
         re_part, im_part = val.as_real_imag()
         if im_part != 0 and abs(float(im_part)) > 1e-25 * max(1.0, abs(float(re_part))):

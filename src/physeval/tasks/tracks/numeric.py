@@ -50,8 +50,10 @@ class NumericTask(Task):
     @property
     def grades_on_loop(self) -> bool:
         """True without compat mode: on the loop a grade saves the hop to a worker thread (about 70
-        microseconds of CPU, as much as the typical numeric grade itself), and the grader's longest
-        work is bounded by its parse budgets; compat mode (SymPy on every answer) keeps the thread."""
+        microseconds of CPU, as much as the typical numeric grade itself). A rare answer only SymPy
+        reads holds the loop while it is read (its size is bounded, no integral or sum is evaluated);
+        the requests in flight wait and none is lost. Compat mode (SymPy on every answer) keeps the
+        thread."""
         return self.opts.compat is None
 
     def grade(self, problem: Problem, response: str) -> NumericGrade:
